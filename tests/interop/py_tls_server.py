@@ -12,6 +12,7 @@ from typing_extensions import TypedDict  # pydantic needs it for TypedDicts on P
 
 import uvicorn
 from mcp.server.mcpserver import Context, MCPServer
+from mcp.types import Completion
 
 cert, key, token = sys.argv[1:4]
 server = MCPServer("py-tls", version="2.3.0")
@@ -58,6 +59,35 @@ def summarize(values: list[float], unit: Literal["m", "km"] = "m", label: str | 
         "label": label,
         "items": [{"value": v, "size": "small" if v < 10 else "large"} for v in values],
     }
+
+
+@server.prompt()
+def briefing(goal: str, level: str | None = None) -> str:
+    """Sets an agent up to play a level."""
+    return f"Goal: {goal}." + (f" Level: {level}." if level else "")
+
+
+@server.resource("game://level/{name}", mime_type="text/plain")
+def level(name: str) -> str:
+    """A level, by its name."""
+    return f"the level {name}"
+
+
+@server.resource("game://about", mime_type="text/plain")
+def about() -> str:
+    """What this server is."""
+    return "a Python SDK server for mcp-bindgen's interop tests"
+
+
+LEVELS = ["dungeon", "desert", "forest"]
+
+
+@server.completion()
+async def complete(ref, argument, context):
+    """Level names for the prompt's `level` and the template's `name`, by prefix."""
+    if argument.name in ("level", "name"):
+        return Completion(values=[name for name in LEVELS if name.startswith(argument.value)])
+    return None
 
 
 # SSE answers (not json_response): progress notifications travel on the response stream.

@@ -241,6 +241,27 @@ mod schemas {
     );
 }
 
+/// The arguments of the server's prompts, one struct per prompt that takes any.
+pub mod prompts {
+    /// The arguments of the `briefing` prompt.
+    #[derive(Debug, Clone, Default, PartialEq, Eq)]
+    pub struct BriefingArgs {
+        /// `goal`.
+        pub goal: String,
+        /// `level`. Optional.
+        pub level: Option<String>,
+    }
+}
+
+/// The server's resources at fixed URIs: read one with
+/// [`Client::read_resource`](super::Client::read_resource).
+pub mod resources {
+    /// What this server is.
+    ///
+    /// Its contents are `text/plain`.
+    pub const ABOUT: &str = "game://about";
+}
+
 /// The tools this module was generated for, in the server's order.
 pub const TOOL_NAMES: &[&str] = &["add", "count", "summarize"];
 
@@ -370,6 +391,120 @@ impl<C: ToolCaller> Client<C> {
             )
             .await?;
         mcp_bindgen::call_checked(&self.caller, "summarize", arguments).await
+    }
+
+    /// Sets an agent up to play a level.
+    ///
+    /// Gets the prompt `briefing` (`prompts/get`): its messages, typed as the runtime's
+    /// content.
+    pub async fn prompt_briefing(
+        &self,
+        args: &prompts::BriefingArgs,
+    ) -> Result<mcp_bindgen::GetPromptResult, Error> {
+        let mut arguments = Map::new();
+        arguments.insert("goal".into(), Value::String(args.goal.clone()));
+        if let Some(value) = &args.level {
+            arguments.insert("level".into(), Value::String(value.clone()));
+        }
+        self.caller.get_prompt("briefing", arguments).await
+    }
+
+    /// Reads a resource of the server (one of [`resources`], or any URI it serves).
+    pub async fn read_resource(
+        &self,
+        uri: &str,
+    ) -> Result<mcp_bindgen::ReadResourceResult, Error> {
+        self.caller.read_resource(uri).await
+    }
+
+    /// A level, by its name.
+    ///
+    /// Reads the resource at `game://level/{name}` (`resources/read`), the URI made from the
+    /// arguments (RFC 6570, percent-encoded). Its contents are `text/plain`.
+    pub async fn read_level(
+        &self,
+        name: &str,
+    ) -> Result<mcp_bindgen::ReadResourceResult, Error> {
+        let uri = mcp_bindgen::uri_template::expand(
+            "game://level/{name}",
+            &[("name", name)],
+        );
+        self.caller.read_resource(&uri).await
+    }
+
+    /// Completes the `goal` argument of the `briefing` prompt (`completion/complete`): the
+    /// values the server offers for `value`, what was typed so far; `context` holds the other
+    /// arguments chosen already, by name.
+    pub async fn complete_briefing_goal(
+        &self,
+        value: &str,
+        context: &[(&str, &str)],
+    ) -> Result<mcp_bindgen::Completion, Error> {
+        let chosen: Map<String, Value> = context
+            .iter()
+            .map(|(name, value)| (
+                (*name).to_owned(),
+                Value::String((*value).to_owned()),
+            ))
+            .collect();
+        self.caller
+            .complete(
+                &mcp_bindgen::CompletionRef::Prompt("briefing".into()),
+                "goal",
+                value,
+                &chosen,
+            )
+            .await
+    }
+
+    /// Completes the `level` argument of the `briefing` prompt (`completion/complete`): the
+    /// values the server offers for `value`, what was typed so far; `context` holds the other
+    /// arguments chosen already, by name.
+    pub async fn complete_briefing_level(
+        &self,
+        value: &str,
+        context: &[(&str, &str)],
+    ) -> Result<mcp_bindgen::Completion, Error> {
+        let chosen: Map<String, Value> = context
+            .iter()
+            .map(|(name, value)| (
+                (*name).to_owned(),
+                Value::String((*value).to_owned()),
+            ))
+            .collect();
+        self.caller
+            .complete(
+                &mcp_bindgen::CompletionRef::Prompt("briefing".into()),
+                "level",
+                value,
+                &chosen,
+            )
+            .await
+    }
+
+    /// Completes the `name` variable of the `level` resource template (`game://level/{name}`)
+    /// (`completion/complete`): the values the server offers for `value`, what was typed so
+    /// far; `context` holds the other arguments chosen already, by name.
+    pub async fn complete_level_name(
+        &self,
+        value: &str,
+        context: &[(&str, &str)],
+    ) -> Result<mcp_bindgen::Completion, Error> {
+        let chosen: Map<String, Value> = context
+            .iter()
+            .map(|(name, value)| (
+                (*name).to_owned(),
+                Value::String((*value).to_owned()),
+            ))
+            .collect();
+        self.caller
+            .complete(
+                &mcp_bindgen::CompletionRef::Resource("game://level/{name}".into()),
+                "name",
+                value,
+                &chosen,
+            )
+            .await
     }
 }
 

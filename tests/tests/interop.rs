@@ -970,6 +970,42 @@ fn call_every_python_tool(client: &mcp_bindgen::HttpClient, protocol: &mcp_bindg
     let mut every: Vec<&str> = py_tls::TOOL_NAMES.to_vec();
     every.sort_unstable();
     assert_eq!(called, every, "every tool of the capture was called");
+
+    // Its prompt, resource, template and completion, through the generated methods.
+    let text = |contents: &[mcp_bindgen::ResourceContents]| -> String {
+        serde_json::to_value(contents).expect("json")[0]["text"]
+            .as_str()
+            .unwrap_or_default()
+            .to_owned()
+    };
+    let briefing = pollster::block_on(typed.prompt_briefing(&py_tls::prompts::BriefingArgs {
+        goal: "find the key".into(),
+        level: Some("dungeon".into()),
+    }))
+    .expect("prompts/get");
+    let said = serde_json::to_value(&briefing.messages).expect("json");
+    assert_eq!(
+        said[0]["content"]["text"], "Goal: find the key. Level: dungeon.",
+        "{protocol:?}: {said}"
+    );
+    let about =
+        pollster::block_on(typed.read_resource(py_tls::resources::ABOUT)).expect("resources/read");
+    assert!(
+        text(&about.contents).contains("interop tests"),
+        "{protocol:?}"
+    );
+    let level = pollster::block_on(typed.read_level("sunken temple")).expect("the template");
+    assert_eq!(
+        text(&level.contents),
+        "the level sunken temple",
+        "{protocol:?}"
+    );
+    let offered =
+        pollster::block_on(typed.complete_level_name("d", &[])).expect("completion/complete");
+    assert_eq!(offered.values, ["dungeon", "desert"], "{protocol:?}");
+    let offered = pollster::block_on(typed.complete_briefing_level("f", &[("goal", "x")]))
+        .expect("completion/complete");
+    assert_eq!(offered.values, ["forest"], "{protocol:?}");
 }
 
 /// The official TypeScript SDK v2 server behind TLS (a CA the test made) and a Bearer token:
@@ -1105,8 +1141,8 @@ fn assert_capture_is_current(captured: &Value, module: &str) {
 }
 
 /// The official Python SDK (`mcp` 2.3.0) server behind TLS and a Bearer token: both eras,
-/// pinned and negotiated; every tool called through the client generated from the committed
-/// capture, typed; progress in order before the result; `capture` with `--cacert` gives the
+/// pinned and negotiated; every tool, and its prompt, resource, template and completion,
+/// called through the client generated from the committed capture, typed; progress in order before the result; `capture` with `--cacert` gives the
 /// committed capture again.
 #[test]
 #[ignore = "needs the PyPI peer: run scripts/test.sh"]
