@@ -669,3 +669,26 @@ fn capture_over_http_with_a_bearer_token() {
     stop.store(true, Ordering::Relaxed);
     server.join().expect("server thread");
 }
+
+/// Every command's help ends with examples, and the top-level help says what the tool is for.
+#[test]
+fn help_says_what_the_tool_is_for_and_gives_examples() {
+    let help = |args: &[&str]| {
+        let out = bin().args(args).arg("--help").output().expect("runs");
+        assert!(out.status.success(), "{args:?}");
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    };
+    let top = help(&[]);
+    assert!(
+        top.starts_with("Typed Rust clients for MCP servers"),
+        "{top}"
+    );
+    for command in ["regenerate", "capture", "diff", "generate"] {
+        let text = help(&[command]);
+        let examples = text.split("Examples:").nth(1).unwrap_or_default();
+        assert!(
+            examples.contains(&format!("mcp-bindgen {command}")),
+            "{command}: {text}"
+        );
+    }
+}

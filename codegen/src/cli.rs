@@ -16,7 +16,18 @@ use clap::{Parser, Subcommand};
 
 /// Typed Rust bindings for MCP tool servers.
 #[derive(Debug, Parser)]
-#[command(name = "mcp-bindgen", version, about)]
+#[command(
+    name = "mcp-bindgen",
+    version,
+    about = "Typed Rust clients for MCP servers: capture a server's tools (and prompts and \
+             resources), generate a typed client from the capture, and tell what a change of \
+             the server breaks.",
+    after_help = "Examples:\n  \
+        mcp-bindgen capture --url https://mcp.example/mcp --bearer-env TOKEN -o server.tools.json\n  \
+        mcp-bindgen generate --tools server.tools.json -o src/server.rs\n  \
+        mcp-bindgen diff server.tools.json --url https://mcp.example/mcp --bearer-env TOKEN\n  \
+        mcp-bindgen regenerate --check"
+)]
 struct Cli {
     /// Say more on stderr: `-v` what the client does (connecting, each request, fallbacks,
     /// retries), `-vv` also the requests' arguments and the responses.
@@ -64,6 +75,9 @@ fn init_logging(verbose: u8, quiet: bool) {
 #[derive(Debug, Subcommand)]
 enum Command {
     /// Regenerates a checked-in bindings crate from its bindings.toml.
+    #[command(after_help = "Examples:\n  \
+        mcp-bindgen regenerate                 # every server of ./bindings.toml\n  \
+        mcp-bindgen regenerate --check         # fail (exit 1) when a module is not current")]
     Regenerate {
         /// The manifest (default: bindings.toml or generated/bindings.toml, found from the
         /// current directory upward).
@@ -76,6 +90,10 @@ enum Command {
     /// Captures a live server's tools/list: `capture --url URL [--bearer-env VAR] -o FILE`
     /// (Streamable HTTP) or `capture -o FILE -- COMMAND [ARGS...]` (stdio).
     #[command(group(clap::ArgGroup::new("capture_server").required(true).args(["url", "command"])))]
+    #[command(after_help = "Examples:\n  \
+        mcp-bindgen capture --url https://mcp.example/mcp --bearer-env TOKEN -o server.tools.json\n  \
+        mcp-bindgen capture --url https://mcp.example/mcp --oauth -o server.tools.json\n  \
+        mcp-bindgen capture -o fs.tools.json -- npx @modelcontextprotocol/server-filesystem /tmp")]
     Capture {
         #[command(flatten)]
         server: LiveArgs,
@@ -86,6 +104,10 @@ enum Command {
     /// What changed between two tool lists, and what it breaks: `diff OLD NEW` (two capture
     /// files) or `diff OLD --url URL` / `diff OLD -- COMMAND` (the live server as NEW). Exit 0
     /// when nothing breaks, 1 when something does, 2 on bad input.
+    #[command(after_help = "Examples:\n  \
+        mcp-bindgen diff old.tools.json new.tools.json\n  \
+        mcp-bindgen diff old.tools.json --url https://mcp.example/mcp --format markdown\n  \
+        mcp-bindgen diff --against-module src/server.rs --url https://mcp.example/mcp")]
     Diff {
         /// The old capture (with `--against-module` or `--cassette`: the new one).
         #[arg(value_name = "OLD")]
@@ -106,7 +128,7 @@ enum Command {
         #[command(flatten)]
         server: LiveArgs,
         /// `text` (grouped by tool, breaking first), `markdown` (a pull-request comment) or
-        /// `json` (`{"changes": [{"rule", "severity", "tool", "pointer", "message"}],
+        /// `json` (`{"changes": [{"rule", "severity", "kind", "tool", "pointer", "message"}],
         /// "summary": {..}}`).
         #[arg(long, value_name = "FORMAT", default_value = "text")]
         format: diff::Format,
@@ -121,6 +143,10 @@ enum Command {
     /// Generates one self-contained module (types and client) from a capture and agent
     /// contracts; with contracts alone, only their types.
     #[command(group(clap::ArgGroup::new("inputs").required(true).multiple(true).args(["tools", "contracts"])))]
+    #[command(after_help = "Examples:\n  \
+        mcp-bindgen generate --tools server.tools.json -o src/server.rs\n  \
+        mcp-bindgen generate --tools game.tools.json --contracts agent.d.ts \\\n      \
+        --result get_state=GameState -o src/game.rs")]
     Generate {
         /// A captured tools/list (a result, a JSON-RPC response, or an array of pages).
         #[arg(long, value_name = "FILE")]
