@@ -692,3 +692,36 @@ fn help_says_what_the_tool_is_for_and_gives_examples() {
         );
     }
 }
+
+/// `cargo binstall` looks for the archive the release workflow makes: the names agree.
+#[test]
+fn binstall_metadata_names_what_the_release_workflow_builds() {
+    let root = workspace();
+    let manifest = std::fs::read_to_string(root.join("cli/Cargo.toml")).expect("Cargo.toml");
+    let workflow =
+        std::fs::read_to_string(root.join(".github/workflows/release.yml")).expect("release.yml");
+    assert!(
+        manifest.contains(
+            r#"pkg-url = "{ repo }/releases/download/v{ version }/mcp-bindgen-{ target }.tar.gz""#
+        ),
+        "{manifest}"
+    );
+    assert!(
+        manifest.contains(r#"bin-dir = "mcp-bindgen-{ target }/{ bin }{ binary-ext }""#),
+        "{manifest}"
+    );
+    // The workflow's archive and the directory inside it, with the same names.
+    assert!(
+        workflow.contains(r#"dir="mcp-bindgen-${{ matrix.target }}""#),
+        "{workflow}"
+    );
+    assert!(
+        workflow.contains(r#"tar -czf "$dir.tar.gz" "$dir""#),
+        "{workflow}"
+    );
+    assert!(workflow.contains(r#"tags: ["v*"]"#), "{workflow}");
+    assert!(
+        workflow.contains("cp \"target/${{ matrix.target }}/release/mcp-bindgen$ext\" \"$dir/\""),
+        "{workflow}"
+    );
+}
