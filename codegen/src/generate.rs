@@ -20,38 +20,11 @@ use crate::plan::{self, Plan};
 use crate::signature::{self, Decided};
 use crate::types::{self, Origin, Types, Unit};
 
-/// Stack for the recursive stages (normaliser, contracts, typify, syn): deeply nested schemas
-/// must not overflow the caller's stack (test threads have 2 MiB). Only touched pages are
-/// committed.
-const GENERATOR_STACK: usize = 256 * 1024 * 1024;
-
-thread_local! {
-    /// Whether this thread was started by [`with_big_stack`].
-    static ON_GENERATOR_STACK: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
-}
-
-/// Runs `f` with [`GENERATOR_STACK`]: on a scoped thread, or right here when this thread is
-/// already one of those. A panic in `f` is resumed here.
+/// Runs `f` with the big stack of the recursive stages (normaliser, contracts, typify, syn):
+/// deeply nested schemas must not overflow the caller's stack (test threads have 2 MiB). The
+/// runner is the comparison's (`mcp_bindgen_diff::stack`): one home for both.
 pub(crate) fn with_big_stack<T: Send>(f: impl FnOnce() -> T + Send) -> T {
-    if ON_GENERATOR_STACK.get() {
-        return f();
-    }
-    std::thread::scope(|scope| {
-        let handle = std::thread::Builder::new()
-            .name("mcp-bindgen-generator".into())
-            .stack_size(GENERATOR_STACK)
-            .spawn_scoped(scope, || {
-                ON_GENERATOR_STACK.set(true);
-                f()
-            });
-        match handle {
-            Ok(handle) => handle
-                .join()
-                .unwrap_or_else(|panic| std::panic::resume_unwind(panic)),
-            // The closure went to the failed spawn, so it cannot run here instead.
-            Err(_) => no_generator_thread(),
-        }
-    })
+    mcp_bindgen_diff::stack::with_big_stack("mcp-bindgen-generator", f)
 }
 
 /// Runs `f` on a thread with the generator's stack (256 MiB reserved, only touched pages
@@ -77,11 +50,6 @@ pub(crate) fn with_big_stack<T: Send>(f: impl FnOnce() -> T + Send) -> T {
 /// ```
 pub fn on_generator_stack<T: Send>(f: impl FnOnce() -> T + Send) -> T {
     with_big_stack(f)
-}
-
-#[cold]
-fn no_generator_thread<T>() -> T {
-    panic!("mcp-bindgen could not start its generator thread (out of memory or threads)")
 }
 
 /// The generator. Stateless between calls; cheap to create.
@@ -210,7 +178,7 @@ impl Generator {
         config: &ServerConfig,
         capture: Option<&model::Capture>,
     ) -> Result<Module, Error> {
-        if ON_GENERATOR_STACK.get() {
+        if mcp_bindgen_diff::stack::on_big_stack() {
             return self.generate_on_this_stack(config, capture);
         }
         // The module's syntax is not `Send`: the generator thread hands back its code, rendered

@@ -39,7 +39,7 @@ mod rename;
 mod resolve;
 pub mod rules;
 mod schema;
-mod stack;
+pub mod stack;
 mod tool;
 
 use std::cell::Cell;
@@ -178,7 +178,7 @@ impl Report {
 /// Compares two tool lists: what a client of `old` meets when the server becomes `new`.
 pub fn diff(old: &[Tool<'_>], new: &[Tool<'_>], options: &Options) -> Report {
     // Schemas nest deeply and `$ref`s add to it: compare on a stack that cannot run out.
-    stack::with_big_stack(|| diff_on_this_stack(old, new, options))
+    stack::with_big_stack("mcp-bindgen-diff", || diff_on_this_stack(old, new, options))
 }
 
 fn diff_on_this_stack(old: &[Tool<'_>], new: &[Tool<'_>], options: &Options) -> Report {

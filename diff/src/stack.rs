@@ -1,6 +1,8 @@
-//! The comparison recurses as deep as the schemas nest (up to [`crate::schema::MAX_DEPTH`]
-//! levels, each `$ref` adding one): it runs on a thread of its own with a stack that cannot run
-//! out, whatever stack its caller has (test threads and async tasks have 2 MiB).
+//! A big stack for deep recursion, shared by the comparison and the generator (one home). The
+//! comparison recurses as deep as the schemas nest (up to `schema::MAX_DEPTH` levels, each
+//! `$ref` adding one), and so do the generator's stages: they run on a thread of their own
+//! with a stack that cannot run out, whatever stack the caller has (test threads and async
+//! tasks have 2 MiB).
 
 use std::sync::Mutex;
 
@@ -12,10 +14,16 @@ thread_local! {
     static ON_BIG_STACK: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
 }
 
-/// Runs `f` on a scoped thread with [`STACK`] (or right here when this thread is one already,
-/// or when no thread can be started) and returns what it returns; a panic in `f` is resumed
-/// here.
-pub(crate) fn with_big_stack<T: Send>(f: impl FnOnce() -> T + Send) -> T {
+/// Whether this thread is one [`with_big_stack`] started.
+pub fn on_big_stack() -> bool {
+    ON_BIG_STACK.get()
+}
+
+/// Runs `f` on a scoped thread named `name` with a 256 MiB stack (reserved; only the pages
+/// touched are committed), or right here when this thread is one already, or when no thread
+/// can be started (then within the caller's stack), and returns what it returns; a panic in
+/// `f` is resumed here.
+pub fn with_big_stack<T: Send>(name: &str, f: impl FnOnce() -> T + Send) -> T {
     if ON_BIG_STACK.get() {
         return f();
     }
@@ -25,7 +33,7 @@ pub(crate) fn with_big_stack<T: Send>(f: impl FnOnce() -> T + Send) -> T {
     let take = || slot.lock().unwrap_or_else(|e| e.into_inner()).take();
     let spawned = std::thread::scope(|scope| {
         let handle = std::thread::Builder::new()
-            .name("mcp-bindgen-diff".into())
+            .name(name.to_owned())
             .stack_size(STACK)
             .spawn_scoped(scope, || {
                 ON_BIG_STACK.set(true);
@@ -40,10 +48,10 @@ pub(crate) fn with_big_stack<T: Send>(f: impl FnOnce() -> T + Send) -> T {
     });
     match spawned {
         Some(value) => value,
-        // No thread (resource limits): compare on this stack, within the depth limits.
+        // No thread (resource limits): run on this stack.
         None => match take() {
             Some(f) => f(),
-            None => unreachable!("the comparison ran on its thread and returned"),
+            None => unreachable!("f ran on its thread and returned"),
         },
     }
 }
