@@ -56,6 +56,8 @@ mod envelope;
 pub mod era;
 mod error;
 pub mod fake;
+#[cfg(any(feature = "client", feature = "server"))]
+mod loopback;
 pub mod mock;
 mod protocol;
 mod schema;

@@ -222,15 +222,4 @@ pub(crate) fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
     m.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
 }
 
-/// `localhost`, `*.localhost`, `127.0.0.0/8`, `::1` (and `::ffff:127.x.y.z`), with or
-/// without the brackets of a URL's IPv6 host.
-pub(crate) fn is_loopback(host: &str) -> bool {
-    let host = host.trim_start_matches('[').trim_end_matches(']');
-    match host.parse::<std::net::IpAddr>() {
-        Ok(ip) => ip.to_canonical().is_loopback(),
-        Err(_) => {
-            let host = host.trim_end_matches('.').to_ascii_lowercase();
-            host == "localhost" || host.ends_with(".localhost")
-        }
-    }
-}
+pub(crate) use crate::loopback::is_loopback;

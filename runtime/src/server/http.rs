@@ -1127,13 +1127,9 @@ fn session_id() -> String {
     format!("{:016x}{:016x}", part(), part())
 }
 
+/// A `Host` header that names this machine (the client's rule: `crate::loopback`).
 fn loopback_host(host: &str) -> bool {
-    let name = if let Some(rest) = host.strip_prefix('[') {
-        rest.split(']').next().map(|h| format!("[{h}]"))
-    } else {
-        host.split(':').next().map(str::to_owned)
-    };
-    matches!(name.as_deref(), Some("127.0.0.1" | "localhost" | "[::1]"))
+    crate::loopback::is_loopback_authority(host)
 }
 
 fn loopback_origin(origin: &str) -> bool {
