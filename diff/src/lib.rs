@@ -41,6 +41,7 @@ pub mod rules;
 mod schema;
 pub mod stack;
 mod tool;
+pub mod value;
 
 use std::cell::Cell;
 use std::collections::{BTreeMap, HashMap};

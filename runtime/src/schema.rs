@@ -18,6 +18,7 @@ use std::fmt;
 use std::sync::{Mutex, OnceLock};
 
 use mcp_bindgen_diff::pointer::escape;
+use mcp_bindgen_diff::value::{compare, equal};
 use serde_json::{Map, Number, Value};
 
 mod compiled;
@@ -244,29 +245,6 @@ fn type_matches(kind: &str, value: &Value) -> bool {
 
 fn is_integer(n: &Number) -> bool {
     n.is_i64() || n.is_u64() || n.as_f64().is_some_and(|f| f.fract() == 0.0)
-}
-
-/// Numeric comparison that is exact for integers of any size serde_json keeps.
-fn compare(a: &Number, b: &Number) -> Option<std::cmp::Ordering> {
-    let int = |n: &Number| n.as_i64().map(i128::from).or(n.as_u64().map(i128::from));
-    match (int(a), int(b)) {
-        (Some(x), Some(y)) => Some(x.cmp(&y)),
-        _ => a.as_f64()?.partial_cmp(&b.as_f64()?),
-    }
-}
-
-/// JSON equality with `1` equal to `1.0`.
-fn equal(a: &Value, b: &Value) -> bool {
-    match (a, b) {
-        (Value::Number(x), Value::Number(y)) => compare(x, y) == Some(std::cmp::Ordering::Equal),
-        (Value::Array(x), Value::Array(y)) => {
-            x.len() == y.len() && x.iter().zip(y).all(|(a, b)| equal(a, b))
-        }
-        (Value::Object(x), Value::Object(y)) => {
-            x.len() == y.len() && x.iter().all(|(k, v)| y.get(k).is_some_and(|w| equal(v, w)))
-        }
-        _ => a == b,
-    }
 }
 
 impl<'a> Checker<'a> {

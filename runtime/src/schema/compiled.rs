@@ -108,7 +108,8 @@ fn type_ok<'v>(kinds: u8, value: impl Json<'v>) -> bool {
     }
 }
 
-/// JSON equality with `1` equal to `1.0` (as [`super::equal`]), between any two inputs.
+/// JSON equality with `1` equal to `1.0` (as `mcp_bindgen_diff::value::equal`), between any
+/// two trees ([`Json`]: a `Value` or the bytes' tree).
 fn equal<'a, 'b>(a: impl Json<'a>, b: impl Json<'b>) -> bool {
     match (a.kind(), b.kind()) {
         (Kind::Number(x), Kind::Number(y)) => compare(x, y) == Some(Ordering::Equal),
