@@ -828,3 +828,46 @@ async fn a_cleartext_token_endpoint_off_the_machine_is_refused() {
     assert_eq!(approvals.load(Ordering::SeqCst), 0, "nobody was asked");
     assert!(realm.token_requests("authorization_code").is_empty());
 }
+
+/// A server that takes a bearer token but publishes no OAuth metadata: `oauth` guesses the
+/// 2025-03-26 default endpoints, and when they fail the error says that no metadata was found
+/// where, and that the server may not use OAuth.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_server_without_oauth_metadata_is_named_as_such() {
+    use mcp_bindgen::server::{Registry, ServerBuilder};
+    let stop = Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let flag = stop.clone();
+    let (tx, rx) = std::sync::mpsc::channel();
+    let server = std::thread::spawn(move || {
+        let registry: Registry<()> = Registry::new("token-only", "1");
+        let mut server = ServerBuilder::new()
+            .port(0)
+            .bearer_token("static-token")
+            .listen(registry)
+            .expect("listens");
+        tx.send(server.port()).expect("port");
+        while !flag.load(Ordering::Relaxed) {
+            if !server.poll(&mut ()) {
+                std::thread::sleep(std::time::Duration::from_millis(1));
+            }
+        }
+    });
+    let port = rx.recv().expect("port");
+    let refused = HttpClient::builder(format!("http://127.0.0.1:{port}/mcp"))
+        .oauth(OAuth::new())
+        .connect()
+        .await
+        .expect_err("no OAuth here");
+    stop.store(true, Ordering::Relaxed);
+    server.join().expect("the server thread");
+    let message = refused.to_string();
+    assert!(matches!(refused, Error::Auth { .. }), "{refused:?}");
+    assert!(message.contains("no OAuth metadata was found"), "{message}");
+    assert!(
+        message.contains(&format!(
+            "http://127.0.0.1:{port}/.well-known/oauth-protected-resource/mcp"
+        )),
+        "{message}"
+    );
+    assert!(message.contains("may not use OAuth"), "{message}");
+}

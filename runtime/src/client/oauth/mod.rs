@@ -612,9 +612,15 @@ impl Auth {
                 None,
             ),
         };
+        // No metadata at all: a 2025-03-26 server's default endpoints are guessed, and an
+        // error on the way says so (the server may not use OAuth).
+        let mut guessed = false;
         let server = match metadata::server_metadata(http, &issuer).await? {
             Some(server) => server,
-            None if found.is_none() => fallback_endpoints(&issuer),
+            None if found.is_none() => {
+                guessed = true;
+                fallback_endpoints(&issuer)
+            }
             None => {
                 return Err(auth_error(format!(
                     "OAuth discovery: no authorization server metadata for {issuer:?} at any of \
@@ -645,6 +651,53 @@ impl Auth {
         }
         flow.resource = Some(resource.clone());
         flow.server = Some(server.clone());
+        let granted = self
+            .grant(
+                flow,
+                http,
+                &server,
+                resource,
+                challenge,
+                resource_scopes,
+                step_up,
+            )
+            .await;
+        granted.map_err(|error| match error {
+            Error::Auth {
+                status,
+                message,
+                www_authenticate,
+            } if guessed => {
+                let tried: Vec<&str> = urls.iter().map(Url::as_str).collect();
+                Error::Auth {
+                    status,
+                    message: format!(
+                        "{message} (no OAuth metadata was found: not at {} nor for the \
+                         authorization server {issuer}, so the default endpoints of a 2025-03-26 \
+                         server were tried; this server may not use OAuth: give it a token \
+                         instead)",
+                        tried.join(", ")
+                    ),
+                    www_authenticate,
+                }
+            }
+            other => other,
+        })
+    }
+
+    /// The grant, once the authorization server is known.
+    #[allow(clippy::too_many_arguments)]
+    async fn grant(
+        &self,
+        flow: &mut Flow,
+        http: &reqwest::Client,
+        server: &ServerMetadata,
+        resource: String,
+        challenge: Option<&Challenge>,
+        resource_scopes: Option<Vec<String>>,
+        step_up: Option<String>,
+    ) -> Result<(), Error> {
+        let server = server.clone();
         match self.config.grant {
             Grant::ClientCredentials => {
                 let client = self
