@@ -6,11 +6,11 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use crate::config::ServerConfig;
+use crate::console;
 use crate::error::Error;
 use crate::generate::{Generator, on_generator_stack};
 use crate::live::LiveArgs;
 use crate::manifest::{self, FileStatus};
-use crate::say;
 use crate::{capture, diff};
 use clap::{Parser, Subcommand};
 
@@ -62,7 +62,7 @@ fn init_logging(verbose: u8, quiet: bool) {
             LevelFilter::WARN
         });
     let layer = tracing_subscriber::fmt::layer()
-        .with_writer(|| say::Stderr)
+        .with_writer(|| console::Stderr)
         .with_ansi(false)
         .without_time();
     // Another subscriber already installed (a test harness) is left as it is.
@@ -180,7 +180,7 @@ enum Command {
 /// error, printed on stderr).
 pub fn main() -> ExitCode {
     let cli = Cli::parse();
-    say::set_quiet(cli.quiet);
+    console::set_quiet(cli.quiet);
     init_logging(cli.verbose, cli.quiet);
     match run(cli.command) {
         Ok(code) => code,
@@ -273,25 +273,25 @@ fn run(command: Command) -> Result<ExitCode, Error> {
             }
             // Render on the generator's thread: the module is not handed across threads.
             on_generator_stack(|| {
-                let step = say::progress(format!("generating {}", config.module));
+                let step = console::progress(format!("generating {}", config.module));
                 let generated = Generator::new().generate(&config);
                 drop(step);
                 let generated = generated?;
                 for warning in &generated.warnings {
-                    say::warn(warning);
+                    console::warn(warning);
                 }
                 let text = if wrap {
                     generated.to_wrapped("mcp-bindgen generate")
                 } else {
                     generated.to_module_file("mcp-bindgen generate")
                 };
-                say::write_output(&output, &text)?;
+                console::write_output(&output, &text)?;
                 // The summary goes to stderr when the module itself went to stdout.
                 let summary = format!(
                     "{}: {}, {} -> {}",
                     generated.name,
-                    say::count(generated.tools, "tool"),
-                    say::count(generated.types, "type"),
+                    console::count(generated.tools, "tool"),
+                    console::count(generated.types, "type"),
                     if output == std::path::Path::new("-") {
                         "stdout".to_owned()
                     } else {
@@ -334,7 +334,7 @@ fn capture_live(server: &LiveArgs) -> Result<(String, serde_json::Value), ExitCo
         }
     };
     let what = server.server();
-    let step = say::progress(format!("connecting to {what}"));
+    let step = console::progress(format!("connecting to {what}"));
     // The client runs its I/O on a runtime of its own: any executor can wait for it.
     let captured = pollster::block_on(server.capture(&options));
     drop(step);
@@ -356,7 +356,7 @@ fn capture(server: &LiveArgs, output: &std::path::Path) -> Result<ExitCode, Erro
         Err(code) => return Ok(code),
     };
     let text = serde_json::to_string_pretty(&document).unwrap_or_default() + "\n";
-    say::write_output(output, &text)?;
+    console::write_output(output, &text)?;
     let to_stdout = output == std::path::Path::new("-");
     // What was listed: the tools, and the prompts, resources and templates there are.
     let listed: Vec<String> = [
@@ -371,7 +371,7 @@ fn capture(server: &LiveArgs, output: &std::path::Path) -> Result<ExitCode, Erro
             .get(key)
             .and_then(|v| v.as_array())
             .map_or(0, Vec::len);
-        (key == "tools" || items > 0).then(|| say::count(items, noun))
+        (key == "tools" || items > 0).then(|| console::count(items, noun))
     })
     .collect();
     let summary = format!(
@@ -633,7 +633,7 @@ fn regenerate(path: Option<PathBuf>, check: bool) -> Result<ExitCode, Error> {
         .and_then(|cwd| path.strip_prefix(&cwd).ok().map(PathBuf::from))
         .unwrap_or(path);
     let manifest = manifest::load(&path)?;
-    let step = say::progress(format!(
+    let step = console::progress(format!(
         "generating {} servers from {}",
         manifest.servers.len(),
         path.display()
@@ -642,7 +642,7 @@ fn regenerate(path: Option<PathBuf>, check: bool) -> Result<ExitCode, Error> {
     drop(step);
     let report = report?;
     for warning in &report.warnings {
-        say::warn(warning);
+        console::warn(warning);
     }
     let base = manifest.dir.display().to_string();
     let base = if base.is_empty() {
@@ -683,8 +683,8 @@ fn regenerate(path: Option<PathBuf>, check: bool) -> Result<ExitCode, Error> {
         let what = match &file.module {
             Some(module) => format!(
                 "  {module}: {}, {}",
-                say::count(file.tools, "tool"),
-                say::count(file.types, "type")
+                console::count(file.tools, "tool"),
+                console::count(file.types, "type")
             ),
             None => String::new(),
         };
@@ -694,10 +694,10 @@ fn regenerate(path: Option<PathBuf>, check: bool) -> Result<ExitCode, Error> {
     let types: usize = report.files.iter().map(|f| f.types).sum();
     println!(
         "{}, {}, {}, {}",
-        say::count(manifest.servers.len(), "server"),
-        say::count(tools, "tool"),
-        say::count(types, "type"),
-        say::count(report.warnings.len(), "warning")
+        console::count(manifest.servers.len(), "server"),
+        console::count(tools, "tool"),
+        console::count(types, "type"),
+        console::count(report.warnings.len(), "warning")
     );
     if check && stale > 0 {
         eprintln!(

@@ -13,9 +13,9 @@ use crate::config::ServerConfig;
 use crate::diagnostic::Diagnostic;
 use crate::docs;
 use crate::error::Error;
+use crate::imports;
 use crate::model::{Capture, TaskSupport, Tool};
 use crate::naming;
-use crate::paths;
 use crate::plan::Plan;
 use crate::signature::{Args, Output, Signature};
 
@@ -89,7 +89,7 @@ pub(crate) fn file(
             }
         }
     }
-    paths::shorten(&mut file.items);
+    imports::shorten(&mut file.items);
     Ok(file)
 }
 

@@ -50,14 +50,14 @@ mod signature;
 mod types;
 
 // What the stages share.
-mod definition;
 mod diagnostic;
 mod dialect;
 mod docs;
 mod fault;
+mod handoff;
+mod imports;
 pub mod model;
 mod naming;
-mod paths;
 
 // Comparing and capturing servers.
 pub mod diff;
@@ -67,7 +67,7 @@ pub mod live;
 #[cfg(feature = "cli")]
 pub mod cli;
 #[cfg(feature = "cli")]
-mod say;
+mod console;
 
 pub use builder::Builder;
 pub use config::ServerConfig;

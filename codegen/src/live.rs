@@ -488,11 +488,11 @@ async fn catalog<T: mcp_bindgen::client::Transport>(
     let capabilities = client.server_capabilities();
     let mut out = Map::new();
     if capabilities.get("prompts").is_some_and(|c| !c.is_null()) {
-        crate::say::status(format!("listing the prompts of {from}"));
+        crate::console::status(format!("listing the prompts of {from}"));
         out.insert("prompts".into(), Value::Array(client.list_prompts().await?));
     }
     if capabilities.get("resources").is_some_and(|c| !c.is_null()) {
-        crate::say::status(format!("listing the resources of {from}"));
+        crate::console::status(format!("listing the resources of {from}"));
         out.insert(
             "resources".into(),
             Value::Array(client.list_resources().await?),
@@ -501,7 +501,7 @@ async fn catalog<T: mcp_bindgen::client::Transport>(
             Ok(templates) => {
                 out.insert("resourceTemplates".into(), Value::Array(templates));
             }
-            Err(e) => crate::say::warn(format_args!(
+            Err(e) => crate::console::warn(format_args!(
                 "{from}: resources/templates/list failed, templates left out: {e}"
             )),
         }
@@ -529,10 +529,10 @@ pub async fn capture_http(url: &str, options: &LiveOptions) -> Result<Value, mcp
         builder = builder.oauth(oauth_settings(oauth)?);
     }
     let client = builder.connect().await?;
-    crate::say::status(format!("listing the tools of {url}"));
+    crate::console::status(format!("listing the tools of {url}"));
     let list = client.tool_list().await?;
     for (tool, reason) in &list.rejected {
-        crate::say::warn(format_args!("{url}: tool {tool} left out: {reason}"));
+        crate::console::warn(format_args!("{url}: tool {tool} left out: {reason}"));
     }
     let catalog = catalog(&client, url).await?;
     Ok(document(
@@ -559,7 +559,7 @@ pub async fn capture_stdio(
         .timeout(options.timeout)
         .spawn()
         .await?;
-    crate::say::status(format!("listing the tools of {program}"));
+    crate::console::status(format!("listing the tools of {program}"));
     let list = client.tool_list().await?;
     let catalog = catalog(&client, program).await?;
     Ok(document(

@@ -19,7 +19,7 @@ use heck::ToPascalCase;
 use mcp_bindgen_diff::pointer::{self as json_pointer, escape};
 use serde_json::{Map, Value, json};
 
-use crate::definition::{Handwritten, HandwrittenVariant, Normalised, Substitution};
+use crate::handoff::{Handwritten, HandwrittenVariant, Normalised, Substitution};
 use crate::naming::{self, Names};
 
 /// Keywords that only annotate; they may stand beside a `$ref` without changing its meaning.

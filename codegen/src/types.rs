@@ -6,7 +6,7 @@
 //! all tools together fail, each is tried alone in a scratch `TypeSpace` and the ones that
 //! pass are put together in a fresh one.
 
-mod consistent;
+mod dangling;
 mod handwritten;
 mod tidy;
 
@@ -23,8 +23,8 @@ use syn::visit_mut::VisitMut;
 use typify::{TypeSpace, TypeSpaceSettings};
 
 use crate::contracts::Const;
-use crate::definition::{Handwritten, Substitution};
 use crate::fault::{self, Stage};
+use crate::handoff::{Handwritten, Substitution};
 
 /// A set of definitions to add as one unit (one tool's arguments, or its output, or a
 /// server's contracts), with what the stages before typify learnt of them.
@@ -117,7 +117,7 @@ fn settings(own: &[&Handwritten]) -> TypeSpaceSettings {
 /// All units are first tried together; if that fails, each unit is checked alone, through
 /// typify and the writing of its Rust, in a scratch space, then all that pass together
 /// ([`one_by_one`]). Whatever fails, the failure is one unit's: the module that comes out is
-/// self-consistent (every type an item names is in it), which [`consistent`] checks last.
+/// self-consistent (every type an item names is in it), which [`dangling`] checks last.
 pub(crate) fn generate(units: &[Unit]) -> Types {
     let own: Vec<&Handwritten> = units.iter().flat_map(|u| &u.handwritten).collect();
     let settings = || settings(&own);
@@ -278,7 +278,7 @@ fn finish(
     let merged = tidy::tidy(&mut file.items, &roots, &root_docs);
     prune_defaults(&mut file);
     break_post_pass(&mut file.items, units);
-    for (name, missing) in consistent::retain_consistent(&mut file.items) {
+    for (name, missing) in dangling::retain_consistent(&mut file.items) {
         failed.entry(name.clone()).or_insert_with(|| {
             format!(
                 "self-consistency check: the generated `{name}` names `{missing}`, which is not in the module"
@@ -400,7 +400,7 @@ fn break_post_pass(items: &mut [syn::Item], units: &[Unit]) {
     }
 }
 
-pub(crate) use consistent::defined_names;
+pub(crate) use dangling::defined_names;
 
 /// The definitions `name` refers to, itself included, transitively.
 fn closure<'a>(defs: &'a BTreeMap<&'a str, &'a Value>, name: &'a str) -> BTreeSet<&'a str> {

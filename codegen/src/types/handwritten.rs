@@ -9,7 +9,7 @@ use quote::{format_ident, quote};
 use serde_json::Value;
 
 use crate::contracts::{Const, ConstValue, Lit};
-use crate::definition::Handwritten;
+use crate::handoff::Handwritten;
 
 fn doc(text: &str) -> TokenStream {
     let lines: Vec<String> = text
