@@ -329,7 +329,10 @@ fn about(config: &ServerConfig, capture: &Capture, server_name: &str, tools: usi
 
 /// A tool's method pair, to fill into the templates, and the static holding its input
 /// schema when it takes arguments.
-fn tool_methods<'a>(plan: &Plan<'a>, signature: &Signature) -> (Fill<'a>, Option<TokenStream>) {
+fn tool_methods<'a>(
+    plan: &Plan<'a>,
+    signature: &Signature,
+) -> (Placeholders<'a>, Option<TokenStream>) {
     let tool = plan.tool;
     let name = &tool.name;
     let schema_const = format_ident!("{}", plan.method.to_shouty_snake_case());
@@ -376,7 +379,7 @@ fn tool_methods<'a>(plan: &Plan<'a>, signature: &Signature) -> (Fill<'a>, Option
         ));
         (format_ident!("{}_task", plan.method), support, doc)
     });
-    let fill = Fill {
+    let fill = Placeholders {
         method: naming::ident(&plan.method),
         raw: format_ident!("{}_raw", plan.method),
         task,
@@ -478,8 +481,8 @@ struct Fake {
 }
 
 impl Fake {
-    fn add(&mut self, fill: &Fill<'_>) {
-        let Fill {
+    fn add(&mut self, fill: &Placeholders<'_>) {
+        let Placeholders {
             method,
             name,
             output,
@@ -571,8 +574,9 @@ impl Fake {
     }
 }
 
-/// One tool's pair of methods, to fill into [`Templates`].
-struct Fill<'a> {
+/// What replaces the placeholders (`__mcp_method`, `__McpArgs`, `"__mcp_name"`, ...) of the
+/// [`Templates`] for one tool: its method names, wire name, types and docs.
+struct Placeholders<'a> {
     method: proc_macro2::Ident,
     raw: proc_macro2::Ident,
     /// For a tool that runs as a task: its `_task` method, how it takes tasks, and that
@@ -682,7 +686,7 @@ impl Templates {
 
     /// The tool's `method` and `method_raw`, and a task-capable tool's `method_task` (a
     /// task-only tool's `method` and `method_raw` start a task and wait for it).
-    fn fill(&self, fill: &Fill<'_>) -> Vec<syn::ImplItem> {
+    fn fill(&self, fill: &Placeholders<'_>) -> Vec<syn::ImplItem> {
         let [method, raw] = match fill.args {
             Some(_) => &self.with_args,
             None => &self.without_args,
@@ -704,19 +708,20 @@ impl Templates {
         }
         method.attrs = fill.method_doc.clone();
         raw.attrs = fill.raw_doc.clone();
-        let mut filler = Filler(fill);
+        let mut visitor = PlaceholderVisitor(fill);
         let mut items = Vec::with_capacity(3);
         for mut f in [Some(method), Some(raw), task].into_iter().flatten() {
-            filler.visit_impl_item_fn_mut(&mut f);
+            visitor.visit_impl_item_fn_mut(&mut f);
             items.push(syn::ImplItem::Fn(f));
         }
         items
     }
 }
 
-struct Filler<'a>(&'a Fill<'a>);
+/// Walks a template method and puts one tool's [`Placeholders`] in.
+struct PlaceholderVisitor<'a>(&'a Placeholders<'a>);
 
-impl VisitMut for Filler<'_> {
+impl VisitMut for PlaceholderVisitor<'_> {
     fn visit_ident_mut(&mut self, ident: &mut proc_macro2::Ident) {
         let fill = self.0;
         let new = if ident == "__mcp_method" {
