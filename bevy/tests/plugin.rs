@@ -584,7 +584,7 @@ async fn the_log_and_the_entities_are_resources_and_entities_complete() {
         let template = CompletionRef::Resource("bevy://entity/{entity}".into());
         let prefix = bits.to_string();
         let offered = client
-            .complete(&template, "entity", &prefix, &Map::new())
+            .complete(&template, "entity", &prefix, &[])
             .await
             .expect("completion");
         assert!(

@@ -299,11 +299,7 @@ fn completion_method(
             value: &str,
             context: &[(&str, &str)],
         ) -> ::std::result::Result<::mcp_bindgen::Completion, ::mcp_bindgen::Error> {
-            let chosen: ::serde_json::Map<::std::string::String, ::serde_json::Value> = context
-                .iter()
-                .map(|(name, value)| ((*name).to_owned(), ::serde_json::Value::String((*value).to_owned())))
-                .collect();
-            self.caller.complete(&#reference, #argument, value, &chosen).await
+            self.caller.complete(&#reference, #argument, value, context).await
         }
     }
 }

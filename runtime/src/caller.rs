@@ -98,17 +98,18 @@ pub trait ToolCaller {
     }
 
     /// Asks the server to complete `argument` of `reference` (a prompt or a resource
-    /// template) from what was typed so far, `value`, with the arguments `chosen` already:
-    /// what a generated `complete_*` method calls. The default fails, as for
-    /// [`ToolCaller::get_prompt`]; the client transports send `completion/complete`.
+    /// template) from what was typed so far, `value`, with the arguments chosen already
+    /// (`context`: name and value): what a generated `complete_*` method calls. The default
+    /// fails, as for [`ToolCaller::get_prompt`]; the client transports send
+    /// `completion/complete`.
     fn complete(
         &self,
         reference: &crate::CompletionRef,
         argument: &str,
         value: &str,
-        chosen: &Map<String, Value>,
+        context: &[(&str, &str)],
     ) -> impl Future<Output = Result<crate::Completion, Error>> + Send {
-        let _ = (reference, value, chosen);
+        let _ = (reference, value, context);
         std::future::ready(Err(Error::transport(format!(
             "this caller serves tools only: it cannot complete {argument}"
         ))))
@@ -195,9 +196,9 @@ macro_rules! forward_tool_caller {
                 reference: &crate::CompletionRef,
                 argument: &str,
                 value: &str,
-                chosen: &Map<String, Value>,
+                context: &[(&str, &str)],
             ) -> impl Future<Output = Result<crate::Completion, Error>> + Send {
-                (**self).complete(reference, argument, value, chosen)
+                (**self).complete(reference, argument, value, context)
             }
 
             fn check_tool(

@@ -392,9 +392,9 @@ impl<C: ToolCaller + Sync> ToolCaller for Recorder<C> {
         reference: &crate::CompletionRef,
         argument: &str,
         value: &str,
-        chosen: &Map<String, Value>,
+        context: &[(&str, &str)],
     ) -> impl Future<Output = Result<crate::Completion, Error>> + Send {
-        self.inner.complete(reference, argument, value, chosen)
+        self.inner.complete(reference, argument, value, context)
     }
 
     /// Passed to the recorded caller, not recorded (a cassette holds tool calls).

@@ -234,19 +234,12 @@ impl<C: ToolCaller> Client<C> {
         value: &str,
         context: &[(&str, &str)],
     ) -> Result<mcp_bindgen::Completion, Error> {
-        let chosen: Map<String, Value> = context
-            .iter()
-            .map(|(name, value)| (
-                (*name).to_owned(),
-                Value::String((*value).to_owned()),
-            ))
-            .collect();
         self.caller
             .complete(
                 &mcp_bindgen::CompletionRef::Prompt("briefing".into()),
                 "goal",
                 value,
-                &chosen,
+                context,
             )
             .await
     }
@@ -259,19 +252,12 @@ impl<C: ToolCaller> Client<C> {
         value: &str,
         context: &[(&str, &str)],
     ) -> Result<mcp_bindgen::Completion, Error> {
-        let chosen: Map<String, Value> = context
-            .iter()
-            .map(|(name, value)| (
-                (*name).to_owned(),
-                Value::String((*value).to_owned()),
-            ))
-            .collect();
         self.caller
             .complete(
                 &mcp_bindgen::CompletionRef::Prompt("briefing".into()),
                 "type",
                 value,
-                &chosen,
+                context,
             )
             .await
     }
@@ -284,19 +270,12 @@ impl<C: ToolCaller> Client<C> {
         value: &str,
         context: &[(&str, &str)],
     ) -> Result<mcp_bindgen::Completion, Error> {
-        let chosen: Map<String, Value> = context
-            .iter()
-            .map(|(name, value)| (
-                (*name).to_owned(),
-                Value::String((*value).to_owned()),
-            ))
-            .collect();
         self.caller
             .complete(
                 &mcp_bindgen::CompletionRef::Prompt("briefing".into()),
                 "level-id",
                 value,
-                &chosen,
+                context,
             )
             .await
     }
@@ -310,13 +289,6 @@ impl<C: ToolCaller> Client<C> {
         value: &str,
         context: &[(&str, &str)],
     ) -> Result<mcp_bindgen::Completion, Error> {
-        let chosen: Map<String, Value> = context
-            .iter()
-            .map(|(name, value)| (
-                (*name).to_owned(),
-                Value::String((*value).to_owned()),
-            ))
-            .collect();
         self.caller
             .complete(
                 &mcp_bindgen::CompletionRef::Resource(
@@ -324,7 +296,7 @@ impl<C: ToolCaller> Client<C> {
                 ),
                 "id",
                 value,
-                &chosen,
+                context,
             )
             .await
     }
@@ -338,13 +310,6 @@ impl<C: ToolCaller> Client<C> {
         value: &str,
         context: &[(&str, &str)],
     ) -> Result<mcp_bindgen::Completion, Error> {
-        let chosen: Map<String, Value> = context
-            .iter()
-            .map(|(name, value)| (
-                (*name).to_owned(),
-                Value::String((*value).to_owned()),
-            ))
-            .collect();
         self.caller
             .complete(
                 &mcp_bindgen::CompletionRef::Resource(
@@ -352,7 +317,7 @@ impl<C: ToolCaller> Client<C> {
                 ),
                 "fields",
                 value,
-                &chosen,
+                context,
             )
             .await
     }
@@ -365,19 +330,12 @@ impl<C: ToolCaller> Client<C> {
         value: &str,
         context: &[(&str, &str)],
     ) -> Result<mcp_bindgen::Completion, Error> {
-        let chosen: Map<String, Value> = context
-            .iter()
-            .map(|(name, value)| (
-                (*name).to_owned(),
-                Value::String((*value).to_owned()),
-            ))
-            .collect();
         self.caller
             .complete(
                 &mcp_bindgen::CompletionRef::Resource("file:///{+path}".into()),
                 "path",
                 value,
-                &chosen,
+                context,
             )
             .await
     }
@@ -390,19 +348,12 @@ impl<C: ToolCaller> Client<C> {
         value: &str,
         context: &[(&str, &str)],
     ) -> Result<mcp_bindgen::Completion, Error> {
-        let chosen: Map<String, Value> = context
-            .iter()
-            .map(|(name, value)| (
-                (*name).to_owned(),
-                Value::String((*value).to_owned()),
-            ))
-            .collect();
         self.caller
             .complete(
                 &mcp_bindgen::CompletionRef::Resource("map://{x},{y}/{uri}".into()),
                 "x",
                 value,
-                &chosen,
+                context,
             )
             .await
     }
@@ -415,19 +366,12 @@ impl<C: ToolCaller> Client<C> {
         value: &str,
         context: &[(&str, &str)],
     ) -> Result<mcp_bindgen::Completion, Error> {
-        let chosen: Map<String, Value> = context
-            .iter()
-            .map(|(name, value)| (
-                (*name).to_owned(),
-                Value::String((*value).to_owned()),
-            ))
-            .collect();
         self.caller
             .complete(
                 &mcp_bindgen::CompletionRef::Resource("map://{x},{y}/{uri}".into()),
                 "y",
                 value,
-                &chosen,
+                context,
             )
             .await
     }
@@ -440,19 +384,12 @@ impl<C: ToolCaller> Client<C> {
         value: &str,
         context: &[(&str, &str)],
     ) -> Result<mcp_bindgen::Completion, Error> {
-        let chosen: Map<String, Value> = context
-            .iter()
-            .map(|(name, value)| (
-                (*name).to_owned(),
-                Value::String((*value).to_owned()),
-            ))
-            .collect();
         self.caller
             .complete(
                 &mcp_bindgen::CompletionRef::Resource("map://{x},{y}/{uri}".into()),
                 "uri",
                 value,
-                &chosen,
+                context,
             )
             .await
     }

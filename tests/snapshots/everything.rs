@@ -1209,19 +1209,12 @@ impl<C: ToolCaller> Client<C> {
         value: &str,
         context: &[(&str, &str)],
     ) -> Result<mcp_bindgen::Completion, Error> {
-        let chosen: Map<String, Value> = context
-            .iter()
-            .map(|(name, value)| (
-                (*name).to_owned(),
-                Value::String((*value).to_owned()),
-            ))
-            .collect();
         self.caller
             .complete(
                 &mcp_bindgen::CompletionRef::Prompt("args-prompt".into()),
                 "city",
                 value,
-                &chosen,
+                context,
             )
             .await
     }
@@ -1234,19 +1227,12 @@ impl<C: ToolCaller> Client<C> {
         value: &str,
         context: &[(&str, &str)],
     ) -> Result<mcp_bindgen::Completion, Error> {
-        let chosen: Map<String, Value> = context
-            .iter()
-            .map(|(name, value)| (
-                (*name).to_owned(),
-                Value::String((*value).to_owned()),
-            ))
-            .collect();
         self.caller
             .complete(
                 &mcp_bindgen::CompletionRef::Prompt("args-prompt".into()),
                 "state",
                 value,
-                &chosen,
+                context,
             )
             .await
     }
@@ -1259,19 +1245,12 @@ impl<C: ToolCaller> Client<C> {
         value: &str,
         context: &[(&str, &str)],
     ) -> Result<mcp_bindgen::Completion, Error> {
-        let chosen: Map<String, Value> = context
-            .iter()
-            .map(|(name, value)| (
-                (*name).to_owned(),
-                Value::String((*value).to_owned()),
-            ))
-            .collect();
         self.caller
             .complete(
                 &mcp_bindgen::CompletionRef::Prompt("completable-prompt".into()),
                 "department",
                 value,
-                &chosen,
+                context,
             )
             .await
     }
@@ -1284,19 +1263,12 @@ impl<C: ToolCaller> Client<C> {
         value: &str,
         context: &[(&str, &str)],
     ) -> Result<mcp_bindgen::Completion, Error> {
-        let chosen: Map<String, Value> = context
-            .iter()
-            .map(|(name, value)| (
-                (*name).to_owned(),
-                Value::String((*value).to_owned()),
-            ))
-            .collect();
         self.caller
             .complete(
                 &mcp_bindgen::CompletionRef::Prompt("completable-prompt".into()),
                 "name",
                 value,
-                &chosen,
+                context,
             )
             .await
     }
@@ -1309,19 +1281,12 @@ impl<C: ToolCaller> Client<C> {
         value: &str,
         context: &[(&str, &str)],
     ) -> Result<mcp_bindgen::Completion, Error> {
-        let chosen: Map<String, Value> = context
-            .iter()
-            .map(|(name, value)| (
-                (*name).to_owned(),
-                Value::String((*value).to_owned()),
-            ))
-            .collect();
         self.caller
             .complete(
                 &mcp_bindgen::CompletionRef::Prompt("resource-prompt".into()),
                 "resourceType",
                 value,
-                &chosen,
+                context,
             )
             .await
     }
@@ -1334,19 +1299,12 @@ impl<C: ToolCaller> Client<C> {
         value: &str,
         context: &[(&str, &str)],
     ) -> Result<mcp_bindgen::Completion, Error> {
-        let chosen: Map<String, Value> = context
-            .iter()
-            .map(|(name, value)| (
-                (*name).to_owned(),
-                Value::String((*value).to_owned()),
-            ))
-            .collect();
         self.caller
             .complete(
                 &mcp_bindgen::CompletionRef::Prompt("resource-prompt".into()),
                 "resourceId",
                 value,
-                &chosen,
+                context,
             )
             .await
     }
@@ -1360,13 +1318,6 @@ impl<C: ToolCaller> Client<C> {
         value: &str,
         context: &[(&str, &str)],
     ) -> Result<mcp_bindgen::Completion, Error> {
-        let chosen: Map<String, Value> = context
-            .iter()
-            .map(|(name, value)| (
-                (*name).to_owned(),
-                Value::String((*value).to_owned()),
-            ))
-            .collect();
         self.caller
             .complete(
                 &mcp_bindgen::CompletionRef::Resource(
@@ -1374,7 +1325,7 @@ impl<C: ToolCaller> Client<C> {
                 ),
                 "resourceId",
                 value,
-                &chosen,
+                context,
             )
             .await
     }
@@ -1388,13 +1339,6 @@ impl<C: ToolCaller> Client<C> {
         value: &str,
         context: &[(&str, &str)],
     ) -> Result<mcp_bindgen::Completion, Error> {
-        let chosen: Map<String, Value> = context
-            .iter()
-            .map(|(name, value)| (
-                (*name).to_owned(),
-                Value::String((*value).to_owned()),
-            ))
-            .collect();
         self.caller
             .complete(
                 &mcp_bindgen::CompletionRef::Resource(
@@ -1402,7 +1346,7 @@ impl<C: ToolCaller> Client<C> {
                 ),
                 "resourceId",
                 value,
-                &chosen,
+                context,
             )
             .await
     }

@@ -440,19 +440,12 @@ impl<C: ToolCaller> Client<C> {
         value: &str,
         context: &[(&str, &str)],
     ) -> Result<mcp_bindgen::Completion, Error> {
-        let chosen: Map<String, Value> = context
-            .iter()
-            .map(|(name, value)| (
-                (*name).to_owned(),
-                Value::String((*value).to_owned()),
-            ))
-            .collect();
         self.caller
             .complete(
                 &mcp_bindgen::CompletionRef::Prompt("briefing".into()),
                 "goal",
                 value,
-                &chosen,
+                context,
             )
             .await
     }
@@ -465,19 +458,12 @@ impl<C: ToolCaller> Client<C> {
         value: &str,
         context: &[(&str, &str)],
     ) -> Result<mcp_bindgen::Completion, Error> {
-        let chosen: Map<String, Value> = context
-            .iter()
-            .map(|(name, value)| (
-                (*name).to_owned(),
-                Value::String((*value).to_owned()),
-            ))
-            .collect();
         self.caller
             .complete(
                 &mcp_bindgen::CompletionRef::Prompt("briefing".into()),
                 "level",
                 value,
-                &chosen,
+                context,
             )
             .await
     }
@@ -490,19 +476,12 @@ impl<C: ToolCaller> Client<C> {
         value: &str,
         context: &[(&str, &str)],
     ) -> Result<mcp_bindgen::Completion, Error> {
-        let chosen: Map<String, Value> = context
-            .iter()
-            .map(|(name, value)| (
-                (*name).to_owned(),
-                Value::String((*value).to_owned()),
-            ))
-            .collect();
         self.caller
             .complete(
                 &mcp_bindgen::CompletionRef::Resource("game://level/{name}".into()),
                 "name",
                 value,
-                &chosen,
+                context,
             )
             .await
     }

@@ -50,8 +50,12 @@ impl ToolCaller for Asked {
         reference: &CompletionRef,
         argument: &str,
         value: &str,
-        chosen: &Map<String, Value>,
+        context: &[(&str, &str)],
     ) -> Result<Completion, Error> {
+        let chosen: Map<String, Value> = context
+            .iter()
+            .map(|(name, value)| ((*name).to_owned(), json!(value)))
+            .collect();
         self.0.lock().unwrap().push(json!({
             "complete": reference, "argument": argument, "value": value, "context": chosen,
         }));

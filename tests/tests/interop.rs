@@ -451,7 +451,6 @@ fn python_sdk_client_lands_on_2026_07_28() {
 #[ignore = "needs the npm peers: run scripts/test.sh"]
 fn the_client_reads_prompts_resources_and_completions_in_both_eras() {
     use mcp_bindgen::{CompletionRef, Content, Protocol, StdioClient};
-    use serde_json::Map;
     for (protocol, expected) in [
         (Protocol::Auto, "2026-07-28"),
         (Protocol::Legacy, "2025-11-25"),
@@ -517,7 +516,7 @@ fn the_client_reads_prompts_resources_and_completions_in_both_eras() {
                     &CompletionRef::Prompt("completable-prompt".into()),
                     "department",
                     "E",
-                    &Map::new(),
+                    &[],
                 )
                 .await
                 .expect("completion/complete");
@@ -576,7 +575,7 @@ fn the_client_reads_prompts_resources_and_completions_in_both_eras() {
                     &CompletionRef::Prompt("test_prompt_with_arguments".into()),
                     "arg1",
                     "test",
-                    &Map::new(),
+                    &[],
                 )
                 .await
                 .expect("completion");

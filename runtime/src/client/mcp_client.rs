@@ -136,19 +136,24 @@ impl<T: Transport> McpClient<T> {
     }
 
     /// `completion/complete`: values the server offers for `argument` of a prompt or template
-    /// variable, given what was typed so far (`value`) and the arguments already chosen.
+    /// variable, given what was typed so far (`value`) and the arguments already chosen
+    /// (`context`: name and value, as MCP sends arguments).
     pub async fn complete(
         &self,
         reference: &CompletionRef,
         argument: &str,
         value: &str,
-        chosen: &Map<String, Value>,
+        context: &[(&str, &str)],
     ) -> Result<Completion, Error> {
         let mut params = json!({
             "ref": reference,
             "argument": {"name": argument, "value": value},
         });
-        if !chosen.is_empty() {
+        if !context.is_empty() {
+            let chosen: Map<String, Value> = context
+                .iter()
+                .map(|(name, value)| ((*name).to_owned(), Value::from(*value)))
+                .collect();
             params["context"] = json!({"arguments": chosen});
         }
         let result = self.request("completion/complete", params).await?;
@@ -261,9 +266,9 @@ impl<T: Transport> ToolCaller for McpClient<T> {
         reference: &crate::CompletionRef,
         argument: &str,
         value: &str,
-        chosen: &Map<String, Value>,
+        context: &[(&str, &str)],
     ) -> Result<crate::Completion, Error> {
-        McpClient::complete(self, reference, argument, value, chosen).await
+        McpClient::complete(self, reference, argument, value, context).await
     }
 
     async fn check_tool(&self, provenance: &'static Provenance, tool: &str) -> Result<(), Error> {

@@ -702,17 +702,23 @@ fn related(note: &str, task_id: &str) -> String {
         return note.to_owned();
     };
     if let Some(Value::Object(params)) = message.get_mut("params") {
-        let meta = params
-            .entry("_meta")
-            .or_insert_with(|| Value::Object(Map::new()));
-        if let Value::Object(meta) = meta {
-            meta.insert(
-                era::meta::RELATED_TASK.into(),
-                serde_json::json!({ "taskId": task_id }),
-            );
-        }
+        tag_related(params, task_id);
     }
     Value::Object(message).to_string()
+}
+
+/// Adds `_meta["io.modelcontextprotocol/related-task"] = {taskId}` to `object` (a result, a
+/// notification's params).
+fn tag_related(object: &mut Map<String, Value>, task_id: &str) {
+    let meta = object
+        .entry("_meta")
+        .or_insert_with(|| Value::Object(Map::new()));
+    if let Value::Object(meta) = meta {
+        meta.insert(
+            era::meta::RELATED_TASK.into(),
+            serde_json::json!({ "taskId": task_id }),
+        );
+    }
 }
 
 /// A legacy `tasks/result` answer: the call's result (with the related-task `_meta`) or its
@@ -721,15 +727,7 @@ fn legacy_result(task_id: &str, task: &Task, id: &Value) -> String {
     match &task.outcome {
         Some(Ok(Value::Object(result))) => {
             let mut result = result.clone();
-            let meta = result
-                .entry("_meta")
-                .or_insert_with(|| Value::Object(Map::new()));
-            if let Value::Object(meta) = meta {
-                meta.insert(
-                    era::meta::RELATED_TASK.into(),
-                    serde_json::json!({ "taskId": task_id }),
-                );
-            }
+            tag_related(&mut result, task_id);
             respond(id, &result)
         }
         Some(Err(failure)) => {
