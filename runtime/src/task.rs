@@ -108,7 +108,7 @@ impl TaskStatus {
 /// that does not run tasks (a fake, a mock) answers every call at once: the handle then holds
 /// the result ([`TaskHandle::ready`]) and has no id.
 pub struct TaskHandle<R = CallToolResult> {
-    /// The server that runs the task; `None` once answered.
+    /// The client the task is polled through; `None` for a handle that holds its result.
     peer: Option<Arc<dyn TaskPeer>>,
     tool: String,
     id: Option<String>,
