@@ -135,10 +135,12 @@ impl LiveArgs {
             return None;
         };
         let challenge = www_authenticate.as_deref().unwrap_or_default();
-        let metadata = quoted_param(challenge, "resource_metadata");
+        let bearer = mcp_bindgen::oauth::Challenge::parse(challenge).unwrap_or_default();
+        let metadata = bearer.resource_metadata;
         let mut help = match (*status, &self.bearer_env, self.oauth) {
             (403, _, _) => {
-                let scope = quoted_param(challenge, "scope")
+                let scope = bearer
+                    .scope
                     .map(|s| format!(" (it asks for the scope `{s}`)"))
                     .unwrap_or_default();
                 format!(
@@ -571,32 +573,6 @@ pub async fn capture_stdio(
     ))
 }
 
-/// The value of `name="..."` (or `name=token`) in a `WWW-Authenticate` challenge.
-fn quoted_param(challenge: &str, name: &str) -> Option<String> {
-    let mut rest = challenge;
-    while let Some(at) = rest.find(name) {
-        let before = rest[..at].chars().next_back();
-        let after = &rest[at + name.len()..];
-        rest = after;
-        if before.is_some_and(|c| c.is_ascii_alphanumeric() || c == '_') {
-            continue;
-        }
-        let Some(value) = after.trim_start().strip_prefix('=') else {
-            continue;
-        };
-        let value = value.trim_start();
-        return Some(match value.strip_prefix('"') {
-            Some(quoted) => quoted.split('"').next().unwrap_or_default().to_owned(),
-            None => value
-                .split([',', ' '])
-                .next()
-                .unwrap_or_default()
-                .to_owned(),
-        });
-    }
-    None
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -654,17 +630,5 @@ mod tests {
             args(None, false).auth_help(&mcp_bindgen::Error::transport("down")),
             None
         );
-    }
-
-    #[test]
-    fn challenge_parameters_are_read_quoted_or_bare() {
-        let challenge =
-            r#"Bearer xresource_metadata="no", resource_metadata = "https://a/b", scope=read"#;
-        assert_eq!(
-            quoted_param(challenge, "resource_metadata").as_deref(),
-            Some("https://a/b")
-        );
-        assert_eq!(quoted_param(challenge, "scope").as_deref(), Some("read"));
-        assert_eq!(quoted_param(challenge, "realm"), None);
     }
 }

@@ -7,18 +7,25 @@ use serde_json::Value;
 
 use super::{auth_error, fetch_json};
 
-/// The `Bearer` challenge of a `WWW-Authenticate` header.
+/// The `Bearer` challenge of a `WWW-Authenticate` header (as in [`Error::Auth`]'s
+/// `www_authenticate`): what the client's sign-in reads, and what a tool can show a person.
+///
+/// [`Error::Auth`]: crate::Error::Auth
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub(crate) struct Challenge {
-    pub(crate) resource_metadata: Option<String>,
-    pub(crate) scope: Option<String>,
-    pub(crate) error: Option<String>,
+#[non_exhaustive]
+pub struct Challenge {
+    /// `resource_metadata`: where the server's protected resource metadata is (RFC 9728).
+    pub resource_metadata: Option<String>,
+    /// `scope`: the scopes the server asks for.
+    pub scope: Option<String>,
+    /// `error`: `invalid_token`, `insufficient_scope`, ...
+    pub error: Option<String>,
 }
 
 impl Challenge {
     /// Reads the `Bearer` challenge's parameters (quoted or bare values; other schemes and
     /// unknown parameters ignored). `None` when there is no `Bearer` challenge.
-    pub(crate) fn parse(header: &str) -> Option<Challenge> {
+    pub fn parse(header: &str) -> Option<Challenge> {
         let mut rest = header.trim();
         let mut challenge: Option<Challenge> = None;
         let mut in_bearer = false;

@@ -39,10 +39,11 @@ use reqwest::Url;
 use reqwest::header::{self, HeaderValue};
 use serde_json::{Value, json};
 
+pub use metadata::Challenge;
 pub use store::{ClientRegistration, FileTokenStore, MemoryTokenStore, Secret, TokenStore, Tokens};
 
 use crate::Error;
-use metadata::{Challenge, ResourceMetadata, ServerMetadata};
+use metadata::{ResourceMetadata, ServerMetadata};
 
 /// A token is refreshed before it is used once this close to its expiry, or once half its
 /// lifetime is gone, whichever comes later.
