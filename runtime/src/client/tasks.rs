@@ -18,8 +18,10 @@ use crate::{CallToolResult, Error, TaskHandle, TaskStatus};
 
 impl<T: Transport> TaskPeer for McpClient<T> {
     fn is_modern(&self) -> bool {
-        self.protocol_version()
-            .is_some_and(|v| crate::era::is_modern(&v))
+        self.conn
+            .session
+            .negotiated()
+            .is_some_and(|n| n.is_modern())
     }
 
     fn send(

@@ -217,11 +217,16 @@ impl Task {
     /// Where the task stands, for telling a change apart: the 2026-07-28 status name and the
     /// number of input requests outstanding.
     fn signature(&self) -> (&'static str, usize) {
-        let inputs = match &self.inputs {
+        let waiting = self.waiting();
+        (self.status_name_of(true, waiting), waiting)
+    }
+
+    /// How many input requests the task waits on (none once it has finished).
+    fn waiting(&self) -> usize {
+        match &self.inputs {
             Some((inputs, _)) if !self.terminal() => inputs.lock().len(),
             _ => 0,
-        };
-        (self.status_name(true), inputs)
+        }
     }
 
     /// The `DetailedTask` (2026-07-28): the task, with its input requests, result or error.
@@ -250,8 +255,13 @@ impl Task {
     }
 
     fn status_name(&self, modern: bool) -> &'static str {
+        self.status_name_of(modern, self.waiting())
+    }
+
+    /// [`Task::status_name`], `waiting` input requests being outstanding.
+    fn status_name_of(&self, modern: bool, waiting: usize) -> &'static str {
         match self.status {
-            Status::Working if self.input_requests().is_some() => "input_required",
+            Status::Working if waiting > 0 => "input_required",
             // A legacy client reads the tool's failure from `tasks/result`.
             Status::Completed
                 if !modern
