@@ -612,3 +612,15 @@ pub fn served_tools(world: &World) -> Vec<ToolDefinition> {
                 .collect()
         })
 }
+
+/// Requests that came in and wait for the plugin's system (it answers them in the schedule
+/// [`McpPlugin::schedule`] names, [`McpPlugin::frame_budget`] at a time): the queue depth
+/// now, for a debug overlay or a test. 0 before the server started.
+pub fn queued_calls(world: &World) -> usize {
+    world.get_resource::<McpServer>().map_or(0, |s| {
+        s.server
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .queued()
+    })
+}

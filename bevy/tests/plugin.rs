@@ -658,3 +658,136 @@ async fn a_long_step_runs_as_a_task_that_outlives_its_client() {
         tokio::time::sleep(Duration::from_millis(10)).await;
     }
 }
+
+/// The schedule the plugin's system runs in for `schedule_and_frame_budget`: run by `gate`
+/// only while the test keeps it open.
+#[derive(bevy_ecs::schedule::ScheduleLabel, Clone, Debug, PartialEq, Eq, Hash)]
+struct Gated;
+
+/// Whether `gate` runs [`Gated`] this frame.
+#[derive(Resource)]
+struct Gate(bool);
+
+fn gate(world: &mut World) {
+    if world.resource::<Gate>().0 {
+        world.run_schedule(Gated);
+    }
+}
+
+/// Say which of the plugin's frames answered
+#[derive(McpTool, Deserialize, JsonSchema)]
+#[mcp(read_only)]
+struct WhichFrame {}
+
+#[derive(Serialize, JsonSchema)]
+struct Answered {
+    frame: u64,
+}
+
+impl Handler<World> for WhichFrame {
+    type Output = Answered;
+    fn call(self, world: &mut World) -> Result<Answered, ToolError> {
+        Ok(Answered {
+            frame: world.resource::<mcp_bindgen_bevy::McpStatus>().frame,
+        })
+    }
+}
+
+/// Runs frames until `done` (60 s at most).
+fn update_until(app: &mut App, what: &str, mut done: impl FnMut(&mut App) -> bool) {
+    let deadline = std::time::Instant::now() + Duration::from_secs(60);
+    while !done(app) {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "not within 60 s: {what}"
+        );
+        app.update();
+        thread::sleep(Duration::from_millis(1));
+    }
+}
+
+/// Four calls queued while the plugin's schedule does not run, then one frame of it with
+/// `budget`: what that frame did (`McpStatus::last_poll`) and the frame each call was
+/// answered in.
+fn four_calls_in_a_gated_schedule(budget: Duration) -> (mcp_bindgen::server::PollStats, Vec<u64>) {
+    let mut app = App::new();
+    app.add_plugins(
+        McpPlugin::default()
+            .port(0)
+            .capture_log(None)
+            .builtins(false)
+            .schedule(Gated)
+            .frame_budget(budget),
+    )
+    .add_mcp_tool::<WhichFrame>()
+    .init_schedule(Gated)
+    .insert_resource(Gate(true))
+    .add_systems(Update, gate);
+    app.finish();
+    app.cleanup();
+    let url = app.world().resource::<McpEndpoint>().url.clone();
+    let runtime = tokio::runtime::Runtime::new().expect("a runtime");
+    let connecting = runtime.spawn(async move { HttpClient::connect(&url).await });
+    update_until(&mut app, "connected", |_| connecting.is_finished());
+    let client = Arc::new(
+        runtime
+            .block_on(connecting)
+            .expect("joins")
+            .expect("connects"),
+    );
+
+    app.world_mut().resource_mut::<Gate>().0 = false;
+    let calls: Vec<_> = (0..4)
+        .map(|_| {
+            let client = client.clone();
+            runtime.spawn(async move { call(&client, "which_frame", json!({})).await })
+        })
+        .collect();
+    // Frames go on (Update runs) but the plugin's schedule does not: the calls wait.
+    update_until(&mut app, "four calls queued", |app| {
+        assert!(
+            calls.iter().all(|c| !c.is_finished()),
+            "a call was answered outside the plugin's schedule"
+        );
+        mcp_bindgen_bevy::queued_calls(app.world()) >= 4
+    });
+    assert_eq!(mcp_bindgen_bevy::queued_calls(app.world()), 4);
+
+    app.world_mut().resource_mut::<Gate>().0 = true;
+    app.update();
+    let opening = app
+        .world()
+        .resource::<mcp_bindgen_bevy::McpStatus>()
+        .last_poll;
+    update_until(&mut app, "every call answered", |_| {
+        calls.iter().all(|c| c.is_finished())
+    });
+    let frames = calls
+        .into_iter()
+        .map(|c| {
+            let answer = runtime.block_on(c).expect("joins").expect("answered");
+            answer["frame"].as_u64().expect("a frame")
+        })
+        .collect();
+    (opening, frames)
+}
+
+/// `schedule` and `frame_budget`: the plugin answers only in the schedule it is given (calls
+/// wait, queued, while it does not run), and a frame answers one queued call, then more while
+/// its budget lasts: with no budget one a frame, four frames for four calls; with a budget
+/// of a minute all four in the first frame.
+#[test]
+fn the_plugin_answers_in_its_schedule_within_its_frame_budget() {
+    let (opening, mut frames) = four_calls_in_a_gated_schedule(Duration::ZERO);
+    assert_eq!((opening.calls, opening.queued), (1, 3), "{opening:?}");
+    frames.sort_unstable();
+    frames.dedup();
+    assert_eq!(frames.len(), 4, "one call a frame: {frames:?}");
+
+    let (opening, frames) = four_calls_in_a_gated_schedule(Duration::from_secs(60));
+    assert_eq!((opening.calls, opening.queued), (4, 0), "{opening:?}");
+    assert!(
+        frames.iter().all(|f| *f == frames[0]),
+        "all in one frame: {frames:?}"
+    );
+}

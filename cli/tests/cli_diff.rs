@@ -310,7 +310,8 @@ fn live_stdio_server_as_the_new_side() {
     );
 }
 
-/// `diff OLD --url URL --bearer-env VAR` against a real server that requires a token.
+/// `diff OLD --url URL --bearer-env VAR` against a real server that requires a token, with
+/// the old side a capture and then a module generated from it (`--against-module`).
 #[test]
 fn live_http_server_with_a_bearer_token() {
     use mcp_bindgen::server::{Handler, McpTool, Registry, ServerBuilder, ToolError};
@@ -391,6 +392,32 @@ fn live_http_server_with_a_bearer_token() {
         rules.contains(&"input-property-became-required"),
         "{stdout}"
     );
+    // The old side as a generated client records it (`--against-module`), the new side the
+    // live server: the same verdict.
+    let module = dir.path().join("greeter.rs");
+    let out = bin()
+        .args(["generate", "--tools"])
+        .arg(&old)
+        .args(["--module", "greeter", "-o"])
+        .arg(&module)
+        .output()
+        .expect("runs");
+    if !out.status.success() {
+        stop_server();
+        panic!("{:?}", text(&out));
+    }
+    let out = bin()
+        .args(["diff", "--against-module"])
+        .arg(&module)
+        .args(["--url", &url, "--bearer-env", "GREETER_TOKEN"])
+        .env("GREETER_TOKEN", "t0ken")
+        .output()
+        .expect("runs");
+    let (stdout, stderr) = text(&out);
+    if out.status.code() != Some(1) || !stdout.contains("[input-property-became-required]") {
+        stop_server();
+        panic!("--against-module --url: {stdout}{stderr}");
+    }
     // A wrong token: the capture fails (exit 1 with the server's answer), no report.
     let out = bin()
         .arg("diff")

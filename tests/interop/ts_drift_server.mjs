@@ -1,7 +1,8 @@
 // An MCP server on the official TypeScript SDK v1 (@modelcontextprotocol/sdk), legacy era,
 // stateful Streamable HTTP on 127.0.0.1, whose tool list changes while a client is connected:
 // calling `change` makes `echo`'s `text` required and removes `gone`. The SDK announces each
-// change with notifications/tools/list_changed on the session's GET stream.
+// change with notifications/tools/list_changed on the session's GET stream; `change_here` makes
+// the same change and announces it only on its own POST response stream.
 //
 // Usage: node ts_drift_server.mjs. Prints its URL on the first line of stdout, then one JSON
 // line per event the tests observe:
@@ -33,6 +34,27 @@ function session(onOpen) {
     async () => {
       echo.update({ paramsSchema: { text: z.string() } });
       gone.remove();
+      return { content: [{ type: 'text', text: 'changed' }] };
+    },
+  );
+  server.registerTool(
+    'change_here',
+    {
+      description: 'Changes the tool list as `change` does, announced only on this call\'s own response stream.',
+      inputSchema: {},
+    },
+    async (_args, extra) => {
+      // update() and remove() announce on the GET stream by themselves: silence them, then
+      // announce with the request's own notification sender (the POST response stream).
+      const announce = server.sendToolListChanged;
+      server.sendToolListChanged = () => {};
+      try {
+        echo.update({ paramsSchema: { text: z.string() } });
+        gone.remove();
+      } finally {
+        server.sendToolListChanged = announce;
+      }
+      await extra.sendNotification({ method: 'notifications/tools/list_changed' });
       return { content: [{ type: 'text', text: 'changed' }] };
     },
   );

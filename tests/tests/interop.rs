@@ -1623,58 +1623,62 @@ fn conformance_client_oauth_2025_03_26_backcompat() {
     }
 }
 
-/// The drift check against the official TypeScript SDK v1 server, legacy era over stateful
-/// HTTP: the server's tool list changes while the client is connected, the SDK announces it
-/// with `notifications/tools/list_changed` on the GET stream, and the next call of the changed
-/// tool is refused under `DriftPolicy::Strict` (the other tools go on).
-#[test]
-#[ignore = "needs the npm peers: run scripts/test.sh"]
-fn drift_is_noticed_from_list_changed_on_the_legacy_get_stream() {
-    use mcp_bindgen::{DriftPolicy, Error, HttpClient, Provenance, ToolCaller};
-    use mcp_bindgen_codegen::diff::digest;
+/// `ts_drift_server.mjs` running: its URL and the events it prints; killed when dropped.
+struct DriftPeer {
+    child: Child,
+    url: String,
+    events: std::sync::mpsc::Receiver<String>,
+}
 
-    let mut command = Command::new(node());
-    command.arg(interop().join("ts_drift_server.mjs"));
-    /// Stops the server however the test ends.
-    struct Server(std::process::Child);
-    impl Drop for Server {
-        fn drop(&mut self) {
-            let _ = self.0.kill();
-            let _ = self.0.wait();
+impl DriftPeer {
+    fn start() -> DriftPeer {
+        let mut command = Command::new(node());
+        command.arg(interop().join("ts_drift_server.mjs"));
+        let mut child = command.stdout(Stdio::piped()).spawn().expect("starts node");
+        let mut lines = BufReader::new(child.stdout.take().expect("stdout")).lines();
+        let url = lines.next().and_then(Result::ok).expect("prints its URL");
+        let (tx, events) = std::sync::mpsc::channel::<String>();
+        std::thread::spawn(move || {
+            for line in lines.map_while(Result::ok) {
+                if tx.send(line).is_err() {
+                    break;
+                }
+            }
+        });
+        DriftPeer {
+            child,
+            url: url.trim().to_owned(),
+            events,
         }
     }
-    let mut server = Server(command.stdout(Stdio::piped()).spawn().expect("starts node"));
-    let mut lines = BufReader::new(server.0.stdout.take().expect("stdout")).lines();
-    let url = lines.next().and_then(Result::ok).expect("prints its URL");
-    let (tx, events) = std::sync::mpsc::channel::<String>();
-    std::thread::spawn(move || {
-        for line in lines.map_while(Result::ok) {
-            if tx.send(line).is_err() {
-                break;
-            }
-        }
-    });
-    let wait_for = |what: &str| {
+
+    /// Waits (60 s at most) for the server to print event `what`.
+    fn wait_for(&self, what: &str) {
         let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
         loop {
             let left = deadline.saturating_duration_since(std::time::Instant::now());
-            let line = events
+            let line = self
+                .events
                 .recv_timeout(left)
                 .unwrap_or_else(|_| panic!("the server printed no {what} event within 60 s"));
             if line.contains(&format!("\"event\":\"{what}\"")) {
                 return;
             }
         }
-    };
+    }
 
-    let result = pollster::block_on(async {
-        let client = HttpClient::builder(url.trim())
+    /// A legacy-era client under `DriftPolicy::Strict`, and the provenance of a module
+    /// "generated" from what the server lists now (echo, gone, change, change_here).
+    async fn client(&self) -> (mcp_bindgen::HttpClient, &'static mcp_bindgen::Provenance) {
+        use mcp_bindgen::{DriftPolicy, HttpClient, Provenance};
+        use mcp_bindgen_codegen::diff::digest;
+
+        let client = HttpClient::builder(&self.url)
             .protocol(mcp_bindgen::Protocol::Version("2025-11-25".into()))
             .drift_policy(DriftPolicy::Strict)
             .connect()
             .await
             .expect("connects");
-        // "Generated" from what the server lists now: echo, gone, change.
         let listed = client.list_tools().await.expect("tools/list");
         let names: Vec<&'static str> = listed
             .iter()
@@ -1686,12 +1690,69 @@ fn drift_is_noticed_from_list_changed_on_the_legacy_get_stream() {
             Box::leak(names.into_boxed_slice()),
             Box::leak(digest::canonical(&listed).into_boxed_str()),
         )));
+        (client, provenance)
+    }
+}
+
+impl Drop for DriftPeer {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// What a drift check finds once the server changed: `echo` refused (its `text` became
+/// required), `gone` refused (removed), `change` unchanged and let through.
+async fn expect_version_2(
+    client: &mcp_bindgen::HttpClient,
+    provenance: &'static mcp_bindgen::Provenance,
+    refused: mcp_bindgen::Error,
+) -> mcp_bindgen::DriftReport {
+    use mcp_bindgen::{Error, ToolCaller};
+
+    let Error::Drift { tool, changes } = &refused else {
+        panic!("not a drift error: {refused:?}")
+    };
+    assert_eq!(tool, "echo");
+    assert!(
+        changes
+            .iter()
+            .any(|c| c.rule == "input-property-became-required"
+                && c.pointer == "/inputSchema/properties/text"),
+        "{refused}"
+    );
+    let gone = client
+        .check_tool(provenance, "gone")
+        .await
+        .expect_err("removed");
+    assert!(gone.to_string().contains("tool-removed"), "{gone}");
+    client
+        .check_tool(provenance, "change")
+        .await
+        .expect("unchanged tools go on");
+    let report = client.drift(provenance).expect("the last report");
+    assert!(!report.unchanged(), "{report}");
+    report
+}
+
+/// The drift check against the official TypeScript SDK v1 server, legacy era over stateful
+/// HTTP: the server's tool list changes while the client is connected, the SDK announces it
+/// with `notifications/tools/list_changed` on the GET stream, and the next call of the changed
+/// tool is refused under `DriftPolicy::Strict` (the other tools go on).
+#[test]
+#[ignore = "needs the npm peers: run scripts/test.sh"]
+fn drift_is_noticed_from_list_changed_on_the_legacy_get_stream() {
+    use mcp_bindgen::ToolCaller;
+
+    let peer = DriftPeer::start();
+    pollster::block_on(async {
+        let (client, provenance) = peer.client().await;
         client
             .check_tool(provenance, "echo")
             .await
             .expect("unchanged");
         assert!(client.drift(provenance).expect("checked").unchanged());
-        wait_for("stream");
+        peer.wait_for("stream");
         client
             .call_tool("change", serde_json::Map::new())
             .await
@@ -1707,30 +1768,35 @@ fn drift_is_noticed_from_list_changed_on_the_legacy_get_stream() {
                 Ok(()) => panic!("no list_changed seen within 30 s"),
             }
         };
-        let Error::Drift { tool, changes } = &refused else {
-            panic!("not a drift error: {refused:?}")
-        };
-        assert_eq!(tool, "echo");
-        assert!(
-            changes
-                .iter()
-                .any(|c| c.rule == "input-property-became-required"
-                    && c.pointer == "/inputSchema/properties/text"),
-            "{refused}"
-        );
-        let gone = client
-            .check_tool(provenance, "gone")
-            .await
-            .expect_err("removed");
-        assert!(gone.to_string().contains("tool-removed"), "{gone}");
-        client
-            .check_tool(provenance, "change")
-            .await
-            .expect("unchanged tools go on");
-        client.drift(provenance).expect("the last report")
+        expect_version_2(&client, provenance, refused).await;
     });
-    drop(server);
-    assert!(!result.unchanged(), "{result}");
+}
+
+/// The same change announced on the response stream of the POST that made it (the SDK's
+/// `extra.sendNotification`, nothing on the GET stream): the announcement comes before the
+/// answer, so the very next check lists again and refuses `echo`, with no waiting.
+#[test]
+#[ignore = "needs the npm peers: run scripts/test.sh"]
+fn drift_is_noticed_from_list_changed_on_a_post_response_stream() {
+    use mcp_bindgen::ToolCaller;
+
+    let peer = DriftPeer::start();
+    pollster::block_on(async {
+        let (client, provenance) = peer.client().await;
+        client
+            .check_tool(provenance, "echo")
+            .await
+            .expect("unchanged");
+        client
+            .call_tool("change_here", serde_json::Map::new())
+            .await
+            .expect("change_here");
+        let refused = client
+            .check_tool(provenance, "echo")
+            .await
+            .expect_err("the list_changed on the call's own stream made the check stale");
+        expect_version_2(&client, provenance, refused).await;
+    });
 }
 
 /// A peer process whose stdout lines are read on a thread and matched as they come.
