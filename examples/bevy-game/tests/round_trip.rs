@@ -8,7 +8,7 @@ use std::thread;
 use std::time::Duration;
 
 use mcp_bindgen::client::CallOptions;
-use mcp_bindgen::{Error, HttpClient};
+use mcp_bindgen::{Error, HttpClient, ToolCaller};
 use mcp_bindgen_bevy::{McpEndpoint, McpPlugin};
 use mcp_bindgen_example_bevy::{capture_text, game};
 use mcp_bindings::bevy_game::{Client, types};
@@ -465,6 +465,35 @@ async fn pause_step_and_time_scale() {
             .expect("frames"),
         moved_after["frames"].as_u64().expect("frames") + 2
     );
+
+    // A step that ends without running its frames (cancelled as a task; crash mode and a
+    // deadline end it the same way) still pauses again: the game does not run on unpaused.
+    let long = http
+        .call_tool_as_task("step", map(json!({"frames": 100000})))
+        .await
+        .expect("starts");
+    assert!(long.id().is_some(), "a task");
+    long.cancel().await.expect("cancels");
+    eventually("the cancelled step is dropped", || async {
+        let context: Value = http
+            .call_tool_decoded("context", Map::new())
+            .await
+            .expect("context");
+        context["stepping"] == 0
+    })
+    .await;
+    assert_eq!(
+        client.context().await.expect("context").paused,
+        Some(true),
+        "paused again after a step that was cancelled"
+    );
+    let moved_now = resource(&client, MOVED).await;
+    let frame = client.ping().await.expect("ping").frame;
+    eventually("five frames ran", || async {
+        client.ping().await.expect("ping").frame >= frame + 5
+    })
+    .await;
+    assert_eq!(resource(&client, MOVED).await, moved_now, "nothing moves");
 
     // time_scale and resume.
     let scaled = client
