@@ -3,8 +3,9 @@
 //! Properties: nothing panics; an error is a located diagnostic inside the text; every request
 //! gets exactly one well-formed JSON-RPC answer, with its own id.
 //!
-//! The seed changes with the commit (the first 16 hex digits of `git rev-parse HEAD`; 7 outside
-//! a git checkout), so each commit explores new cases, and it is printed with every failure:
+//! The seed changes with the commit (the first 16 hex digits of `git rev-parse HEAD`; a fresh
+//! random seed outside a git checkout), so each commit explores new cases, and it is printed
+//! with every failure:
 //! `FUZZ_SEED=0x...` replays a run (`FUZZ_SEED=random` picks a fresh seed and prints it). A
 //! failing case is kept in `fuzz.proptest-regressions` beside this file and replayed first on
 //! every later run: commit that file with the fix. The generator and contracts properties run in
@@ -91,6 +92,11 @@ fn in_child(name: &str, check: impl Fn(&str), property: impl FnOnce()) {
     let stderr = String::from_utf8_lossy(&out.stderr);
     print!("{stdout}");
     if out.status.success() {
+        // A renamed or filtered-out property runs nothing and exits 0: that is not a pass.
+        assert!(
+            stdout.contains("test result: ok. 1 passed"),
+            "the child process ran no property named {name}:\n{stdout}\n{stderr}"
+        );
         return;
     }
     let input = std::fs::read_to_string(&case_file).unwrap_or_default();
