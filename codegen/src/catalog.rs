@@ -96,6 +96,9 @@ pub(crate) fn emit(capture: &Capture, taken: &mut BTreeSet<String>) -> Catalog {
                 &self,
                 uri: &str,
             ) -> ::std::result::Result<::mcp_bindgen::ReadResourceResult, ::mcp_bindgen::Error> {
+                self.caller
+                    .check_catalog(&PROVENANCE, ::mcp_bindgen::drift::Kind::Resource, uri)
+                    .await?;
                 self.caller.read_resource(uri).await
             }
         });
@@ -118,7 +121,14 @@ pub(crate) fn emit(capture: &Capture, taken: &mut BTreeSet<String>) -> Catalog {
                 );
                 let name = &prompt.name;
                 let reference = quote! { ::mcp_bindgen::CompletionRef::Prompt(#name.into()) };
-                methods.push(completion_method(&method, &what, reference, &argument.name));
+                let checked = quote! { ::mcp_bindgen::drift::Kind::Prompt, #name };
+                methods.push(completion_method(
+                    &method,
+                    &what,
+                    reference,
+                    checked,
+                    &argument.name,
+                ));
             }
         }
         for template in &capture.templates {
@@ -134,7 +144,11 @@ pub(crate) fn emit(capture: &Capture, taken: &mut BTreeSet<String>) -> Catalog {
                 );
                 let uri = &template.uri_template;
                 let reference = quote! { ::mcp_bindgen::CompletionRef::Resource(#uri.into()) };
-                methods.push(completion_method(&method, &what, reference, &variable));
+                let name = &template.name;
+                let checked = quote! { ::mcp_bindgen::drift::Kind::ResourceTemplate, #name };
+                methods.push(completion_method(
+                    &method, &what, reference, checked, &variable,
+                ));
             }
         }
     }
@@ -169,6 +183,9 @@ fn prompt_method(
         let tokens = quote! {
             #method_doc
             pub async fn #method(&self) -> #returns {
+                self.caller
+                    .check_catalog(&PROVENANCE, ::mcp_bindgen::drift::Kind::Prompt, #name)
+                    .await?;
                 self.caller.get_prompt(#name, ::serde_json::Map::new()).await
             }
         };
@@ -227,6 +244,9 @@ fn prompt_method(
     let tokens = quote! {
         #method_doc
         pub async fn #method(&self, args: &prompts::#struct_ident) -> #returns {
+            self.caller
+                .check_catalog(&PROVENANCE, ::mcp_bindgen::drift::Kind::Prompt, #name)
+                .await?;
             let mut arguments = ::serde_json::Map::new();
             #(#inserts)*
             self.caller.get_prompt(#name, arguments).await
@@ -265,12 +285,16 @@ fn template_method(template: &ResourceTemplate, method: &str) -> TokenStream {
         })
         .collect();
     let uri_template = &template.uri_template;
+    let name = &template.name;
     quote! {
         #method_doc
         pub async fn #method(
             &self,
             #(#idents: &str),*
         ) -> ::std::result::Result<::mcp_bindgen::ReadResourceResult, ::mcp_bindgen::Error> {
+            self.caller
+                .check_catalog(&PROVENANCE, ::mcp_bindgen::drift::Kind::ResourceTemplate, #name)
+                .await?;
             let uri = ::mcp_bindgen::uri_template::expand(#uri_template, &[#((#variables, #idents)),*]);
             self.caller.read_resource(&uri).await
         }
@@ -278,11 +302,13 @@ fn template_method(template: &ResourceTemplate, method: &str) -> TokenStream {
 }
 
 /// `complete_<prompt>_<argument>` or `complete_<template>_<variable>`: the values the server
-/// offers for `argument` of `reference`, from what was typed so far.
+/// offers for `argument` of `reference`, from what was typed so far, once the drift check of
+/// `checked` (the prompt's or template's kind and name) lets it through.
 fn completion_method(
     method: &str,
     what: &str,
     reference: TokenStream,
+    checked: TokenStream,
     argument: &str,
 ) -> TokenStream {
     let method_doc = doc(
@@ -299,6 +325,7 @@ fn completion_method(
             value: &str,
             context: &[(&str, &str)],
         ) -> ::std::result::Result<::mcp_bindgen::Completion, ::mcp_bindgen::Error> {
+            self.caller.check_catalog(&PROVENANCE, #checked).await?;
             self.caller.complete(&#reference, #argument, value, context).await
         }
     }

@@ -115,8 +115,9 @@ enum Command {
         /// The new capture (omit it to capture a live server: `--url URL` or `-- COMMAND`).
         #[arg(value_name = "NEW")]
         new: Option<PathBuf>,
-        /// The old side is a generated module (`src/server.rs`): the tools it records in its
-        /// `PROVENANCE`, the ones its client was generated from.
+        /// The old side is a generated module (`src/server.rs`): the tools, prompts,
+        /// resources and templates it records in its `PROVENANCE`, those its client was
+        /// generated from.
         #[arg(long, value_name = "FILE.rs")]
         against_module: Option<PathBuf>,
         /// The old side is a cassette (`mcp_bindgen::cassette`): would the calls it recorded
@@ -420,7 +421,7 @@ fn diff(
     fail_on: diff::Severity,
     level: diff::Level,
 ) -> Result<ExitCode, Error> {
-    // With --against-module the old side is the module's recorded tools.
+    // With --against-module the old side is what the module records.
     let mut files: Vec<Option<&PathBuf>> = files.iter().map(Some).collect();
     if module.is_some() {
         if files.len() > 1 {
@@ -460,12 +461,7 @@ fn diff(
             return Ok(ExitCode::from(2));
         }
     };
-    // A module's provenance records its tools only: its prompts and resources are not compared.
-    let report = if module.is_some() {
-        diff::diff_tools(&old, &new, &diff::Options { level })
-    } else {
-        diff::diff(&old, &new, &diff::Options { level })
-    };
+    let report = diff::diff(&old, &new, &diff::Options { level });
     let name = |c: &crate::model::Capture| c.file.display().to_string();
     let rendered = format.render(&report, &name(&old), &name(&new));
     // A reader that stops early (`diff … | head`) is not an error: the verdict stands.

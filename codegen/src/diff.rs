@@ -31,16 +31,9 @@ use crate::model::{self, Capture};
 /// Compares two captures: what a client of `old` meets when the server becomes `new`: its
 /// tools, then its prompts, resources and resource templates.
 pub fn diff(old: &Capture, new: &Capture, options: &Options) -> Report {
-    let mut report = diff_tools(old, new, options);
+    let mut report = mcp_bindgen_diff::diff(&tools(old), &tools(new), options);
     report.extend(catalog::diff(&catalog_of(old), &catalog_of(new)));
     report
-}
-
-/// [`diff`] of the tools alone: for an old side that records no prompts or resources (a
-/// generated module's provenance).
-pub fn diff_tools(old: &Capture, new: &Capture, options: &Options) -> Report {
-    let (old, new) = (tools(old), tools(new));
-    mcp_bindgen_diff::diff(&old, &new, options)
 }
 
 /// The capture's prompts, resources and templates as the rules read them.
@@ -106,8 +99,9 @@ fn tool(tool: &model::Tool) -> Tool<'_> {
     }
 }
 
-/// The tools a generated module was made from, read back from its `PROVENANCE` (for `diff
-/// --against-module FILE.rs`: does a checked-in client still match the server?).
+/// The tools, prompts, resources and templates a generated module was made from, read back
+/// from its `PROVENANCE` (for `diff --against-module FILE.rs`: does a checked-in client still
+/// match the server?).
 pub fn read_module(path: &std::path::Path) -> Result<Capture, crate::error::Error> {
     use crate::diagnostic::Diagnostic;
     let text = std::fs::read_to_string(path).map_err(|source| crate::error::Error::Io {
@@ -118,36 +112,52 @@ pub fn read_module(path: &std::path::Path) -> Result<Capture, crate::error::Erro
         Diagnostic::new(path, format!("not a Rust file: {e}"))
             .help("name a module written by `mcp-bindgen generate` or `regenerate`")
     })?;
-    let tools = provenance_tools(&file.items).ok_or_else(|| {
+    let (tools, catalog) = provenance(&file.items).ok_or_else(|| {
         Diagnostic::new(path, "no `PROVENANCE` in this module").help(
             "modules record the tools they were generated from since mcp-bindgen 0.1.0: \
              run `mcp-bindgen regenerate` (or `generate`) again, or diff the capture itself",
         )
     })?;
-    crate::capture::parse(path, format!("{{\"tools\": {tools}}}"))
+    // The catalog is an object of `prompts`, `resources` and `resourceTemplates`, shaped as a
+    // capture holds them: the tools join it.
+    let document = match catalog {
+        Some(catalog) if catalog.starts_with('{') && catalog.len() > 2 => {
+            format!("{{\"tools\": {tools}, {}", &catalog[1..])
+        }
+        _ => format!("{{\"tools\": {tools}}}"),
+    };
+    crate::capture::parse(path, document)
 }
 
-/// The last argument of `PROVENANCE`'s `Provenance::new(..)`: the tools' canonical JSON. The
-/// module's items, or those of a `pub mod` wrapping them.
-fn provenance_tools(items: &[syn::Item]) -> Option<String> {
+/// From `PROVENANCE`'s `Provenance::new(..)`, its last argument (the tools' canonical JSON),
+/// and from a `Provenance::with_catalog(Provenance::new(..), digest, catalog)` around it, the
+/// catalog's. The module's items, or
+/// those of a `pub mod` wrapping them.
+fn provenance(items: &[syn::Item]) -> Option<(String, Option<String>)> {
+    /// The last argument, when it is a string literal.
+    fn last(args: &syn::punctuated::Punctuated<syn::Expr, syn::Token![,]>) -> Option<String> {
+        match args.last() {
+            Some(syn::Expr::Lit(syn::ExprLit {
+                lit: syn::Lit::Str(text),
+                ..
+            })) => Some(text.value()),
+            _ => None,
+        }
+    }
     for item in items {
         match item {
             syn::Item::Static(s) if s.ident == "PROVENANCE" => {
-                if let syn::Expr::Call(call) = &*s.expr
-                    && let Some(syn::Expr::Lit(syn::ExprLit {
-                        lit: syn::Lit::Str(tools),
-                        ..
-                    })) = call.args.last()
-                {
-                    return Some(tools.value());
+                let syn::Expr::Call(call) = &*s.expr else {
+                    return None;
+                };
+                // `Provenance::with_catalog(Provenance::new(..), digest, catalog)`.
+                if let Some(syn::Expr::Call(inner)) = call.args.first() {
+                    return Some((last(&inner.args)?, Some(last(&call.args)?)));
                 }
+                return Some((last(&call.args)?, None));
             }
             syn::Item::Mod(m) => {
-                if let Some(found) = m
-                    .content
-                    .as_ref()
-                    .and_then(|(_, items)| provenance_tools(items))
-                {
+                if let Some(found) = m.content.as_ref().and_then(|(_, items)| provenance(items)) {
                     return Some(found);
                 }
             }

@@ -171,6 +171,29 @@ fn client(
     let listed = || plans.iter().map(|p| &p.tool.raw);
     let digest = mcp_bindgen_diff::digest::digest(listed());
     let tools = raw_string(&mcp_bindgen_diff::digest::canonical(listed()));
+    // The prompts, resources and templates the module's methods use, checked as tools are.
+    let used = crate::diff::catalog_of(capture);
+    let tools_only = quote! {
+        ::mcp_bindgen::Provenance::new(#generator, #digest, TOOL_NAMES, #tools)
+    };
+    let (provenance_doc, provenance) = if used.is_empty() {
+        (
+            doc(
+                "What this module was generated from: the generator, and the digest and definitions of the tools its client calls. Before a call, the client transports compare it with the server's `tools/list` (see [`mcp_bindgen::drift`]).",
+            ),
+            tools_only,
+        )
+    } else {
+        let (catalog_digest, catalog) = (used.digest(), raw_string(&used.canonical()));
+        (
+            doc(
+                "What this module was generated from: the generator, and the digest and definitions of the tools its client calls and of the prompts, resources and resource templates it uses. Before a call, the client transports compare it with the server's lists (see [`mcp_bindgen::drift`]).",
+            ),
+            quote! {
+                ::mcp_bindgen::Provenance::with_catalog(#tools_only, #catalog_digest, #catalog)
+            },
+        )
+    };
     let tasks = if plans.iter().any(|p| p.tool.task_support().is_some()) {
         " A tool that runs as a task also has `tool_task`, which starts it and returns its [`mcp_bindgen::TaskHandle`]."
     } else {
@@ -223,15 +246,8 @@ fn client(
         /// The tools this module was generated for, in the server's order.
         pub const TOOL_NAMES: &[&str] = &[#(#names),*];
 
-        /// What this module was generated from: the generator, and the digest and definitions
-        /// of the tools its client calls. Before a call, the client transports compare it with
-        /// the server's `tools/list` (see [`mcp_bindgen::drift`]).
-        pub static PROVENANCE: ::mcp_bindgen::Provenance = ::mcp_bindgen::Provenance::new(
-            #generator,
-            #digest,
-            TOOL_NAMES,
-            #tools,
-        );
+        #provenance_doc
+        pub static PROVENANCE: ::mcp_bindgen::Provenance = #provenance;
 
         #client_doc
         #[derive(Debug, Clone)]

@@ -6,6 +6,8 @@
 
 use std::collections::BTreeMap;
 
+use serde_json::Value;
+
 use crate::rules::{self, Rule};
 use crate::{Change, Kind};
 
@@ -45,6 +47,145 @@ pub struct Template<'a> {
     pub name: &'a str,
     /// Its RFC 6570 URI template.
     pub uri_template: &'a str,
+}
+
+impl<'a> Catalog<'a> {
+    /// The catalog of a server's lists as it sends them: the items of `prompts/list`,
+    /// `resources/list` and `resources/templates/list`. An item without a string `name` (or
+    /// `uri`, `uriTemplate`) is left out; a prompt argument is optional unless it says
+    /// `"required": true`, as MCP defines it.
+    pub fn from_json(prompts: &'a [Value], resources: &'a [Value], templates: &'a [Value]) -> Self {
+        let text = |item: &'a Value, key: &str| item.get(key).and_then(Value::as_str);
+        Catalog {
+            prompts: prompts
+                .iter()
+                .filter_map(|p| {
+                    Some(Prompt {
+                        name: text(p, "name")?,
+                        arguments: p
+                            .get("arguments")
+                            .and_then(Value::as_array)
+                            .map(|args| {
+                                args.iter()
+                                    .filter_map(|a| {
+                                        Some((text(a, "name")?, a["required"] == Value::Bool(true)))
+                                    })
+                                    .collect()
+                            })
+                            .unwrap_or_default(),
+                    })
+                })
+                .collect(),
+            resources: resources
+                .iter()
+                .filter_map(|r| {
+                    Some(Resource {
+                        name: text(r, "name")?,
+                        uri: text(r, "uri")?,
+                    })
+                })
+                .collect(),
+            templates: templates
+                .iter()
+                .filter_map(|t| {
+                    Some(Template {
+                        name: text(t, "name")?,
+                        uri_template: text(t, "uriTemplate")?,
+                    })
+                })
+                .collect(),
+        }
+    }
+
+    /// Whether it holds nothing.
+    pub fn is_empty(&self) -> bool {
+        self.prompts.is_empty() && self.resources.is_empty() && self.templates.is_empty()
+    }
+
+    /// What the rules read of it, as canonical JSON: an object of `prompts` (each `name` and
+    /// its `arguments`' `name` and `required`), `resourceTemplates` (`name`, `uriTemplate`)
+    /// and `resources` (`name`, `uri`), each list sorted by name, keys sorted, no whitespace.
+    /// [`Catalog::from_json`] reads it back (the lists are shaped as MCP sends them); two
+    /// catalogs that differ only in order or in what no rule reads (descriptions, titles)
+    /// have the same canonical form.
+    pub fn canonical(&self) -> String {
+        let quote = |s: &str| serde_json::to_string(s).unwrap_or_else(|_| "\"\"".to_owned());
+        let mut prompts: Vec<&Prompt<'_>> = self.prompts.iter().collect();
+        prompts.sort_by_key(|p| p.name);
+        let prompts: Vec<String> = prompts
+            .iter()
+            .map(|p| {
+                let mut arguments = p.arguments.clone();
+                arguments.sort_unstable();
+                let arguments: Vec<String> = arguments
+                    .iter()
+                    .map(|(name, required)| {
+                        format!("{{\"name\":{},\"required\":{required}}}", quote(name))
+                    })
+                    .collect();
+                format!(
+                    "{{\"arguments\":[{}],\"name\":{}}}",
+                    arguments.join(","),
+                    quote(p.name)
+                )
+            })
+            .collect();
+        let mut templates: Vec<&Template<'_>> = self.templates.iter().collect();
+        templates.sort_by_key(|t| (t.name, t.uri_template));
+        let templates: Vec<String> = templates
+            .iter()
+            .map(|t| {
+                format!(
+                    "{{\"name\":{},\"uriTemplate\":{}}}",
+                    quote(t.name),
+                    quote(t.uri_template)
+                )
+            })
+            .collect();
+        let mut resources: Vec<&Resource<'_>> = self.resources.iter().collect();
+        resources.sort_by_key(|r| (r.name, r.uri));
+        let resources: Vec<String> = resources
+            .iter()
+            .map(|r| format!("{{\"name\":{},\"uri\":{}}}", quote(r.name), quote(r.uri)))
+            .collect();
+        format!(
+            "{{\"prompts\":[{}],\"resourceTemplates\":[{}],\"resources\":[{}]}}",
+            prompts.join(","),
+            templates.join(","),
+            resources.join(",")
+        )
+    }
+
+    /// `sha256:` and the hex SHA-256 of its [`canonical`](Catalog::canonical) form.
+    #[cfg(feature = "digest")]
+    pub fn digest(&self) -> String {
+        crate::digest::digest_text(&self.canonical())
+    }
+
+    /// Only what `other` holds: its prompts, resources and templates by name (what a
+    /// generated module's methods call, out of all a server lists).
+    pub fn restricted_to(&self, other: &Catalog<'_>) -> Catalog<'a> {
+        Catalog {
+            prompts: self
+                .prompts
+                .iter()
+                .filter(|p| other.prompts.iter().any(|o| o.name == p.name))
+                .cloned()
+                .collect(),
+            resources: self
+                .resources
+                .iter()
+                .filter(|r| other.resources.iter().any(|o| o.name == r.name))
+                .cloned()
+                .collect(),
+            templates: self
+                .templates
+                .iter()
+                .filter(|t| other.templates.iter().any(|o| o.name == t.name))
+                .cloned()
+                .collect(),
+        }
+    }
 }
 
 /// What changed between two catalogs, in the old one's order (then what was added).
@@ -206,5 +347,71 @@ fn change(rule: Rule, kind: Kind, name: &str, pointer: &str, message: String) ->
         tool: name.to_owned(),
         pointer: pointer.to_owned(),
         message,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::{Value, json};
+
+    use super::Catalog;
+
+    fn lists(value: &Value) -> [Vec<Value>; 3] {
+        ["prompts", "resources", "resourceTemplates"]
+            .map(|key| value[key].as_array().cloned().unwrap_or_default())
+    }
+
+    #[test]
+    #[cfg(feature = "digest")]
+    fn the_canonical_form_reads_back_and_ignores_order_and_prose() {
+        let served = json!({
+            "prompts": [
+                {"name": "z", "description": "Last.", "arguments": [
+                    {"name": "b", "required": true}, {"name": "a", "description": "An a."}]},
+                {"name": "a\"quoted", "title": "A"}
+            ],
+            "resources": [{"name": "log", "uri": "game://log", "mimeType": "text/plain"}],
+            "resourceTemplates": [{"name": "level", "uriTemplate": "game://levels/{id}"}]
+        });
+        let [p, r, t] = lists(&served);
+        let catalog = Catalog::from_json(&p, &r, &t);
+        let canonical = catalog.canonical();
+        assert_eq!(
+            canonical,
+            r#"{"prompts":[{"arguments":[],"name":"a\"quoted"},{"arguments":[{"name":"a","required":false},{"name":"b","required":true}],"name":"z"}],"resourceTemplates":[{"name":"level","uriTemplate":"game://levels/{id}"}],"resources":[{"name":"log","uri":"game://log"}]}"#
+        );
+        let parsed: Value = serde_json::from_str(&canonical).expect("JSON");
+        let [p2, r2, t2] = lists(&parsed);
+        assert_eq!(Catalog::from_json(&p2, &r2, &t2).canonical(), canonical);
+
+        // Another order and other prose: the same digest. A required flag: another.
+        let mut reordered = served.clone();
+        reordered["prompts"]
+            .as_array_mut()
+            .expect("prompts")
+            .reverse();
+        reordered["prompts"][1]["description"] = json!("Changed.");
+        let [p3, r3, t3] = lists(&reordered);
+        assert_eq!(Catalog::from_json(&p3, &r3, &t3).digest(), catalog.digest());
+        reordered["prompts"][1]["arguments"][1]["required"] = json!(true);
+        let [p4, r4, t4] = lists(&reordered);
+        assert_ne!(Catalog::from_json(&p4, &r4, &t4).digest(), catalog.digest());
+    }
+
+    #[test]
+    fn restricted_to_keeps_what_the_other_names() {
+        let served = json!({"prompts": [{"name": "a"}, {"name": "b"}],
+            "resources": [{"name": "r", "uri": "x://r"}, {"name": "s", "uri": "x://s"}],
+            "resourceTemplates": [{"name": "t", "uriTemplate": "x://{t}"}]});
+        let mine =
+            json!({"prompts": [{"name": "b"}], "resources": [{"name": "s", "uri": "x://old"}]});
+        let ([p, r, t], [mp, mr, mt]) = (lists(&served), lists(&mine));
+        let live = Catalog::from_json(&p, &r, &t);
+        let module = Catalog::from_json(&mp, &mr, &mt);
+        let kept = live.restricted_to(&module);
+        assert_eq!(
+            kept.canonical(),
+            r#"{"prompts":[{"arguments":[],"name":"b"}],"resourceTemplates":[],"resources":[{"name":"s","uri":"x://s"}]}"#
+        );
     }
 }

@@ -46,6 +46,14 @@ pub fn digest<'a>(tools: impl IntoIterator<Item = &'a Value>) -> String {
     hasher.finish()
 }
 
+/// `sha256:` and the hex SHA-256 of `text` (a canonical form written elsewhere, such as a
+/// [`Catalog`](crate::catalog::Catalog)'s).
+pub fn digest_text(text: &str) -> String {
+    let mut hasher = Hasher::new();
+    hasher.put(text.as_bytes());
+    hasher.finish()
+}
+
 /// Where canonical JSON is written: a buffer, or a hash of it.
 trait Sink {
     fn put(&mut self, bytes: &[u8]);

@@ -675,9 +675,9 @@ pub const TOOL_NAMES: &[&str] = &[
     "score_board",
 ];
 
-/// What this module was generated from: the generator, and the digest and definitions
-/// of the tools its client calls. Before a call, the client transports compare it with
-/// the server's `tools/list` (see [`mcp_bindgen::drift`]).
+/// What this module was generated from: the generator, and the digest and definitions of the
+/// tools its client calls. Before a call, the client transports compare it with the server's
+/// `tools/list` (see [`mcp_bindgen::drift`]).
 pub static PROVENANCE: Provenance = Provenance::new(
     "mcp-bindgen 0.1.0",
     "sha256:d4c4ac3ed612d6bd25c3241c1060ae0b8bee551e0e87c432ff1cdf65db77d814",

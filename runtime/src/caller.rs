@@ -4,7 +4,7 @@ use std::sync::Arc;
 use serde::de::DeserializeOwned;
 use serde_json::{Map, Value};
 
-use crate::drift::{DriftReport, Provenance};
+use crate::drift::{DriftReport, Kind, Provenance};
 use crate::{CallToolResult, Error};
 
 /// The one seam between generated clients and transports: call a tool by name.
@@ -129,6 +129,22 @@ pub trait ToolCaller {
         std::future::ready(Ok(()))
     }
 
+    /// Before a generated method gets a prompt, reads a resource or a template, or completes
+    /// an argument of one: as [`ToolCaller::check_tool`], against the prompts, resources and
+    /// templates the module was generated from ([`Provenance::with_catalog`]). `name` is the
+    /// prompt's or template's name, or the resource's URI. The client transports check (one
+    /// `prompts/list`, `resources/list` and `resources/templates/list` while the last ones are
+    /// not fresh); by default there is nothing to check.
+    fn check_catalog(
+        &self,
+        provenance: &'static Provenance,
+        kind: Kind,
+        name: &str,
+    ) -> impl Future<Output = Result<(), Error>> + Send {
+        let _ = (provenance, kind, name);
+        std::future::ready(Ok(()))
+    }
+
     /// The last drift check's report for the module of `provenance` (`None` before the first
     /// check, and for callers that do not check).
     fn drift(&self, provenance: &Provenance) -> Option<DriftReport> {
@@ -207,6 +223,15 @@ macro_rules! forward_tool_caller {
                 tool: &str,
             ) -> impl Future<Output = Result<(), Error>> + Send {
                 (**self).check_tool(provenance, tool)
+            }
+
+            fn check_catalog(
+                &self,
+                provenance: &'static Provenance,
+                kind: Kind,
+                name: &str,
+            ) -> impl Future<Output = Result<(), Error>> + Send {
+                (**self).check_catalog(provenance, kind, name)
             }
 
             fn drift(&self, provenance: &Provenance) -> Option<DriftReport> {

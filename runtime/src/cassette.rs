@@ -413,6 +413,15 @@ impl<C: ToolCaller + Sync> ToolCaller for Recorder<C> {
         self.inner.check_tool(provenance, tool)
     }
 
+    fn check_catalog(
+        &self,
+        provenance: &'static Provenance,
+        kind: crate::drift::Kind,
+        name: &str,
+    ) -> impl Future<Output = Result<(), Error>> + Send {
+        self.inner.check_catalog(provenance, kind, name)
+    }
+
     fn drift(&self, provenance: &Provenance) -> Option<DriftReport> {
         self.inner.drift(provenance)
     }

@@ -11,7 +11,7 @@
 
 use std::fmt;
 
-pub use mcp_bindgen_diff::{Change, Severity};
+pub use mcp_bindgen_diff::{Change, Kind, Severity};
 
 /// What a generated module was made from: written by the generator as the module's
 /// `PROVENANCE`, read by the client's drift check.
@@ -21,6 +21,8 @@ pub struct Provenance {
     digest: &'static str,
     names: &'static [&'static str],
     tools: &'static str,
+    catalog_digest: &'static str,
+    catalog: &'static str,
 }
 
 impl Provenance {
@@ -38,6 +40,20 @@ impl Provenance {
             digest,
             names,
             tools,
+            catalog_digest: "",
+            catalog: "",
+        }
+    }
+
+    /// The same, with the prompts, resources and resource templates the module's methods
+    /// use: their digest and canonical JSON (see `mcp_bindgen_diff::catalog::Catalog`). The
+    /// client checks them against the server's lists before such a method's request, as it
+    /// checks tools.
+    pub const fn with_catalog(self, digest: &'static str, catalog: &'static str) -> Self {
+        Provenance {
+            catalog_digest: digest,
+            catalog,
+            ..self
         }
     }
 
@@ -59,6 +75,17 @@ impl Provenance {
     /// Those tools' definitions (a JSON array in canonical form).
     pub const fn tools(&self) -> &'static str {
         self.tools
+    }
+
+    /// The digest of the prompts, resources and templates the module's methods use (empty
+    /// when it has none).
+    pub const fn catalog_digest(&self) -> &'static str {
+        self.catalog_digest
+    }
+
+    /// Their canonical JSON (empty when the module has none).
+    pub const fn catalog(&self) -> &'static str {
+        self.catalog
     }
 }
 

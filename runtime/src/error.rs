@@ -86,15 +86,18 @@ pub enum Error {
         /// Why it is refused.
         message: String,
     },
-    /// The server changed the tool since this client was generated, in a way that breaks
-    /// the call, and the client's [`DriftPolicy`](crate::drift::DriftPolicy) is `Strict` or
-    /// `PinDescriptions`; nothing was sent. `Display` lists the changes, one per line.
+    /// The server changed the tool (or the prompt, resource or resource template) since this
+    /// client was generated, in a way that breaks the call, and the client's
+    /// [`DriftPolicy`](crate::drift::DriftPolicy) is `Strict` or `PinDescriptions`; nothing
+    /// was sent. `Display` lists the changes, one per line.
     #[error(
-        "MCP tool {tool} changed since this client was generated, so it was not called:{}",
+        "MCP {} {tool} changed since this client was generated, so it was not called:{}",
+        changes.first().map_or("tool", |c| c.kind.as_str()),
         Lines(changes)
     )]
     Drift {
-        /// The tool's name.
+        /// The tool's name (or the prompt's, resource's or template's: each change says its
+        /// `kind`).
         tool: String,
         /// Its breaking changes.
         changes: Vec<crate::drift::Change>,

@@ -331,3 +331,180 @@ async fn check_drift_lists_now() {
     assert_eq!(found(&second), version_2_changes(), "{second}");
     assert_eq!(lists(&client).await, 2);
 }
+
+/// A module "generated" from version 1 of the server's prompts, resources and templates (less
+/// `unused_prompt`, which it has no method for), with the tools of [`provenance`].
+fn catalog_provenance() -> &'static Provenance {
+    use mcp_bindgen_diff::catalog::Catalog;
+    let prompts = json!([
+        {"name": "brief", "arguments": [{"name": "level"}]},
+        {"name": "gone_prompt"},
+        {"name": "stable", "arguments": [{"name": "tone", "required": true}]},
+    ]);
+    let resources =
+        json!([{"name": "log", "uri": "game://log"}, {"name": "map", "uri": "game://map"}]);
+    let templates = json!([
+        {"name": "level", "uriTemplate": "game://levels/{id}"},
+        {"name": "entity", "uriTemplate": "game://entities/{id}"},
+    ]);
+    let list = |v: &Value| v.as_array().cloned().unwrap_or_default();
+    let (p, r, t) = (list(&prompts), list(&resources), list(&templates));
+    let catalog = Catalog::from_json(&p, &r, &t);
+    let digest: &'static str = Box::leak(catalog.digest().into_boxed_str());
+    let canonical: &'static str = Box::leak(catalog.canonical().into_boxed_str());
+    Box::leak(Box::new(Provenance::with_catalog(
+        *provenance(),
+        digest,
+        canonical,
+    )))
+}
+
+/// How many catalog checks (each a `prompts/list`, `resources/list` and
+/// `resources/templates/list`) the server answered.
+async fn catalog_lists(client: &StdioClient) -> u64 {
+    let stats = client.call_tool("stats", Map::new()).await.expect("stats");
+    stats.structured_content.expect("structured")["catalog_lists"]
+        .as_u64()
+        .expect("a count")
+}
+
+/// Prompts, resources and templates (legacy era, `Strict`): checked once with the three
+/// lists, then free while fresh; after `notifications/prompts/list_changed` the next check
+/// lists again and refuses what broke (a prompt argument now required, a prompt gone, a
+/// resource moved, a template changed) with the catalog rules, names a resource by the URI
+/// the module recorded, and lets the rest through. The tools are not listed for any of it.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn strict_refuses_the_prompts_and_resources_that_broke_and_only_those() {
+    use mcp_bindgen::drift::Kind;
+    let (client, reports) = server("legacy", 0, DriftPolicy::Strict).await;
+    let provenance = catalog_provenance();
+    assert_eq!(client.catalog_drift(provenance), None, "not checked yet");
+    for (kind, name) in [
+        (Kind::Prompt, "brief"),
+        (Kind::Prompt, "gone_prompt"),
+        (Kind::Resource, "game://log"),
+        (Kind::ResourceTemplate, "level"),
+    ] {
+        client
+            .check_catalog(provenance, kind, name)
+            .await
+            .expect("version 1");
+    }
+    let report = client.catalog_drift(provenance).expect("checked");
+    assert!(report.unchanged(), "{report}");
+    assert_eq!(catalog_lists(&client).await, 1, "one check for four calls");
+
+    client
+        .call_tool("change_catalog", Map::new())
+        .await
+        .expect("change_catalog");
+    let refused = |kind, name: &'static str, rule: &'static str| {
+        let client = &client;
+        async move {
+            let error = client
+                .check_catalog(provenance, kind, name)
+                .await
+                .expect_err(name);
+            let Error::Drift { tool, changes } = &error else {
+                panic!("{name}: not a drift error: {error:?}")
+            };
+            assert_eq!(changes.len(), 1, "{error}");
+            assert_eq!((changes[0].kind, changes[0].rule.as_str()), (kind, rule));
+            (tool.clone(), error.to_string())
+        }
+    };
+    let (name, text) = refused(Kind::Prompt, "brief", "prompt-argument-became-required").await;
+    assert_eq!(name, "brief");
+    assert!(
+        text.starts_with("MCP prompt brief changed since this client was generated"),
+        "{text}"
+    );
+    assert!(text.contains("/arguments/level"), "{text}");
+    refused(Kind::Prompt, "gone_prompt", "prompt-removed").await;
+    // A resource is checked by its URI; the change names it by its name.
+    let (name, _) = refused(Kind::Resource, "game://log", "resource-uri-changed").await;
+    assert_eq!(name, "log");
+    refused(Kind::ResourceTemplate, "level", "resource-template-changed").await;
+    // What did not break goes on: a new description, an unchanged resource and template, a
+    // URI the module does not record.
+    for (kind, name) in [
+        (Kind::Prompt, "stable"),
+        (Kind::Resource, "game://map"),
+        (Kind::Resource, "game://elsewhere"),
+        (Kind::ResourceTemplate, "entity"),
+    ] {
+        client
+            .check_catalog(provenance, kind, name)
+            .await
+            .unwrap_or_else(|e| panic!("{name}: {e}"));
+    }
+    assert_eq!(
+        catalog_lists(&client).await,
+        2,
+        "one more after list_changed"
+    );
+    assert_eq!(lists(&client).await, 0, "no tools/list for the catalog");
+
+    let report = client.catalog_drift(provenance).expect("checked");
+    let mut rules: Vec<&str> = report.changes.iter().map(|c| c.rule.as_str()).collect();
+    rules.sort_unstable();
+    assert_eq!(
+        rules,
+        [
+            "prompt-argument-became-required",
+            "prompt-removed",
+            "resource-template-changed",
+            "resource-uri-changed",
+        ],
+        "{report}"
+    );
+    let seen = reports.all();
+    assert_eq!(seen.len(), 1, "reported once to on_drift: {seen:?}");
+    assert_eq!(seen[0], report);
+}
+
+/// Modern era: the catalog is trusted for its lists' `ttlMs`, whatever changed meanwhile;
+/// `Warn` reports a change and lets every call through; `Off` lists nothing.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_catalog_is_trusted_for_its_ttl_and_warn_and_off_let_calls_through() {
+    use mcp_bindgen::drift::Kind;
+    let (client, _reports) = server("modern", 60_000, DriftPolicy::Strict).await;
+    let provenance = catalog_provenance();
+    client
+        .check_catalog(provenance, Kind::Prompt, "brief")
+        .await
+        .expect("v1");
+    client
+        .call_tool("change_catalog", Map::new())
+        .await
+        .expect("change_catalog");
+    client
+        .check_catalog(provenance, Kind::Prompt, "gone_prompt")
+        .await
+        .expect("the v1 lists are still fresh");
+    assert_eq!(catalog_lists(&client).await, 1);
+
+    let (client, reports) = server("legacy", 0, DriftPolicy::Warn).await;
+    client
+        .call_tool("change_catalog", Map::new())
+        .await
+        .expect("change_catalog");
+    client
+        .check_catalog(provenance, Kind::Prompt, "gone_prompt")
+        .await
+        .expect("warn only");
+    assert_eq!(reports.all().len(), 1, "reported");
+    assert_eq!(reports.all()[0].changes.len(), 4);
+
+    let (client, _reports) = server("legacy", 0, DriftPolicy::Off).await;
+    client
+        .call_tool("change_catalog", Map::new())
+        .await
+        .expect("change_catalog");
+    client
+        .check_catalog(provenance, Kind::Prompt, "gone_prompt")
+        .await
+        .expect("off");
+    assert_eq!(catalog_lists(&client).await, 0);
+    assert_eq!(client.catalog_drift(provenance), None);
+}

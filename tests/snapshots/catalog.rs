@@ -45,14 +45,19 @@ pub mod resources {
 /// The tools this module was generated for, in the server's order.
 pub const TOOL_NAMES: &[&str] = &["read_resource", "prompt_briefing"];
 
-/// What this module was generated from: the generator, and the digest and definitions
-/// of the tools its client calls. Before a call, the client transports compare it with
-/// the server's `tools/list` (see [`mcp_bindgen::drift`]).
-pub static PROVENANCE: Provenance = Provenance::new(
-    "mcp-bindgen 0.1.0",
-    "sha256:d71e0d24fe6157f154f8d188c9261818f5c1b129c34925fa39fc5bd4e9db51cb",
-    TOOL_NAMES,
-    r#"[{"description":"A tool named like a prompt method.","inputSchema":{"type":"object"},"name":"prompt_briefing"},{"description":"A tool whose method name a generated resource method would take.","inputSchema":{"type":"object"},"name":"read_resource"}]"#,
+/// What this module was generated from: the generator, and the digest and definitions of the
+/// tools its client calls and of the prompts, resources and resource templates it uses. Before
+/// a call, the client transports compare it with the server's lists (see
+/// [`mcp_bindgen::drift`]).
+pub static PROVENANCE: Provenance = Provenance::with_catalog(
+    Provenance::new(
+        "mcp-bindgen 0.1.0",
+        "sha256:d71e0d24fe6157f154f8d188c9261818f5c1b129c34925fa39fc5bd4e9db51cb",
+        TOOL_NAMES,
+        r#"[{"description":"A tool named like a prompt method.","inputSchema":{"type":"object"},"name":"prompt_briefing"},{"description":"A tool whose method name a generated resource method would take.","inputSchema":{"type":"object"},"name":"read_resource"}]"#,
+    ),
+    "sha256:24782206a1d16b135c5edd1866be9c4bddf96556775d795628c5495308dd6465",
+    r#"{"prompts":[{"arguments":[],"name":"Briefing"},{"arguments":[{"name":"goal","required":true},{"name":"level-id","required":false},{"name":"type","required":false}],"name":"briefing"},{"arguments":[],"name":"no-arguments"}],"resourceTemplates":[{"name":"entity","uriTemplate":"game://entity/{id}{?fields}"},{"name":"file","uriTemplate":"file:///{+path}"},{"name":"tile","uriTemplate":"map://{x},{y}/{uri}"}],"resources":[{"name":"Level","uri":"game://log"},{"name":"level","uri":"game://level"}]}"#,
 );
 
 /// Typed client for the catalog-edge MCP server: one method per tool.
@@ -139,6 +144,9 @@ impl<C: ToolCaller> Client<C> {
         &self,
         args: &prompts::BriefingArgs,
     ) -> Result<mcp_bindgen::GetPromptResult, Error> {
+        self.caller
+            .check_catalog(&PROVENANCE, mcp_bindgen::drift::Kind::Prompt, "briefing")
+            .await?;
         let mut arguments = Map::new();
         arguments.insert("goal".into(), Value::String(args.goal.clone()));
         if let Some(value) = &args.r#type {
@@ -157,6 +165,9 @@ impl<C: ToolCaller> Client<C> {
     pub async fn prompt_briefing__(
         &self,
     ) -> Result<mcp_bindgen::GetPromptResult, Error> {
+        self.caller
+            .check_catalog(&PROVENANCE, mcp_bindgen::drift::Kind::Prompt, "Briefing")
+            .await?;
         self.caller.get_prompt("Briefing", Map::new()).await
     }
 
@@ -167,6 +178,9 @@ impl<C: ToolCaller> Client<C> {
     pub async fn prompt_no_arguments(
         &self,
     ) -> Result<mcp_bindgen::GetPromptResult, Error> {
+        self.caller
+            .check_catalog(&PROVENANCE, mcp_bindgen::drift::Kind::Prompt, "no-arguments")
+            .await?;
         self.caller.get_prompt("no-arguments", Map::new()).await
     }
 
@@ -175,6 +189,9 @@ impl<C: ToolCaller> Client<C> {
         &self,
         uri: &str,
     ) -> Result<mcp_bindgen::ReadResourceResult, Error> {
+        self.caller
+            .check_catalog(&PROVENANCE, mcp_bindgen::drift::Kind::Resource, uri)
+            .await?;
         self.caller.read_resource(uri).await
     }
 
@@ -187,6 +204,13 @@ impl<C: ToolCaller> Client<C> {
         id: &str,
         fields: &str,
     ) -> Result<mcp_bindgen::ReadResourceResult, Error> {
+        self.caller
+            .check_catalog(
+                &PROVENANCE,
+                mcp_bindgen::drift::Kind::ResourceTemplate,
+                "entity",
+            )
+            .await?;
         let uri = mcp_bindgen::uri_template::expand(
             "game://entity/{id}{?fields}",
             &[("id", id), ("fields", fields)],
@@ -202,6 +226,13 @@ impl<C: ToolCaller> Client<C> {
         &self,
         path: &str,
     ) -> Result<mcp_bindgen::ReadResourceResult, Error> {
+        self.caller
+            .check_catalog(
+                &PROVENANCE,
+                mcp_bindgen::drift::Kind::ResourceTemplate,
+                "file",
+            )
+            .await?;
         let uri = mcp_bindgen::uri_template::expand(
             "file:///{+path}",
             &[("path", path)],
@@ -219,6 +250,13 @@ impl<C: ToolCaller> Client<C> {
         y: &str,
         uri_: &str,
     ) -> Result<mcp_bindgen::ReadResourceResult, Error> {
+        self.caller
+            .check_catalog(
+                &PROVENANCE,
+                mcp_bindgen::drift::Kind::ResourceTemplate,
+                "tile",
+            )
+            .await?;
         let uri = mcp_bindgen::uri_template::expand(
             "map://{x},{y}/{uri}",
             &[("x", x), ("y", y), ("uri", uri_)],
@@ -234,6 +272,9 @@ impl<C: ToolCaller> Client<C> {
         value: &str,
         context: &[(&str, &str)],
     ) -> Result<mcp_bindgen::Completion, Error> {
+        self.caller
+            .check_catalog(&PROVENANCE, mcp_bindgen::drift::Kind::Prompt, "briefing")
+            .await?;
         self.caller
             .complete(
                 &mcp_bindgen::CompletionRef::Prompt("briefing".into()),
@@ -253,6 +294,9 @@ impl<C: ToolCaller> Client<C> {
         context: &[(&str, &str)],
     ) -> Result<mcp_bindgen::Completion, Error> {
         self.caller
+            .check_catalog(&PROVENANCE, mcp_bindgen::drift::Kind::Prompt, "briefing")
+            .await?;
+        self.caller
             .complete(
                 &mcp_bindgen::CompletionRef::Prompt("briefing".into()),
                 "type",
@@ -270,6 +314,9 @@ impl<C: ToolCaller> Client<C> {
         value: &str,
         context: &[(&str, &str)],
     ) -> Result<mcp_bindgen::Completion, Error> {
+        self.caller
+            .check_catalog(&PROVENANCE, mcp_bindgen::drift::Kind::Prompt, "briefing")
+            .await?;
         self.caller
             .complete(
                 &mcp_bindgen::CompletionRef::Prompt("briefing".into()),
@@ -289,6 +336,13 @@ impl<C: ToolCaller> Client<C> {
         value: &str,
         context: &[(&str, &str)],
     ) -> Result<mcp_bindgen::Completion, Error> {
+        self.caller
+            .check_catalog(
+                &PROVENANCE,
+                mcp_bindgen::drift::Kind::ResourceTemplate,
+                "entity",
+            )
+            .await?;
         self.caller
             .complete(
                 &mcp_bindgen::CompletionRef::Resource(
@@ -311,6 +365,13 @@ impl<C: ToolCaller> Client<C> {
         context: &[(&str, &str)],
     ) -> Result<mcp_bindgen::Completion, Error> {
         self.caller
+            .check_catalog(
+                &PROVENANCE,
+                mcp_bindgen::drift::Kind::ResourceTemplate,
+                "entity",
+            )
+            .await?;
+        self.caller
             .complete(
                 &mcp_bindgen::CompletionRef::Resource(
                     "game://entity/{id}{?fields}".into(),
@@ -331,6 +392,13 @@ impl<C: ToolCaller> Client<C> {
         context: &[(&str, &str)],
     ) -> Result<mcp_bindgen::Completion, Error> {
         self.caller
+            .check_catalog(
+                &PROVENANCE,
+                mcp_bindgen::drift::Kind::ResourceTemplate,
+                "file",
+            )
+            .await?;
+        self.caller
             .complete(
                 &mcp_bindgen::CompletionRef::Resource("file:///{+path}".into()),
                 "path",
@@ -348,6 +416,13 @@ impl<C: ToolCaller> Client<C> {
         value: &str,
         context: &[(&str, &str)],
     ) -> Result<mcp_bindgen::Completion, Error> {
+        self.caller
+            .check_catalog(
+                &PROVENANCE,
+                mcp_bindgen::drift::Kind::ResourceTemplate,
+                "tile",
+            )
+            .await?;
         self.caller
             .complete(
                 &mcp_bindgen::CompletionRef::Resource("map://{x},{y}/{uri}".into()),
@@ -367,6 +442,13 @@ impl<C: ToolCaller> Client<C> {
         context: &[(&str, &str)],
     ) -> Result<mcp_bindgen::Completion, Error> {
         self.caller
+            .check_catalog(
+                &PROVENANCE,
+                mcp_bindgen::drift::Kind::ResourceTemplate,
+                "tile",
+            )
+            .await?;
+        self.caller
             .complete(
                 &mcp_bindgen::CompletionRef::Resource("map://{x},{y}/{uri}".into()),
                 "y",
@@ -384,6 +466,13 @@ impl<C: ToolCaller> Client<C> {
         value: &str,
         context: &[(&str, &str)],
     ) -> Result<mcp_bindgen::Completion, Error> {
+        self.caller
+            .check_catalog(
+                &PROVENANCE,
+                mcp_bindgen::drift::Kind::ResourceTemplate,
+                "tile",
+            )
+            .await?;
         self.caller
             .complete(
                 &mcp_bindgen::CompletionRef::Resource("map://{x},{y}/{uri}".into()),

@@ -622,14 +622,19 @@ pub const TOOL_NAMES: &[&str] = &[
     "simulate-research-query",
 ];
 
-/// What this module was generated from: the generator, and the digest and definitions
-/// of the tools its client calls. Before a call, the client transports compare it with
-/// the server's `tools/list` (see [`mcp_bindgen::drift`]).
-pub static PROVENANCE: Provenance = Provenance::new(
-    "mcp-bindgen 0.1.0",
-    "sha256:c972adcbfc9c14b2cffe890cddba22ceff646954f8ea56c4f462fbc64b75057c",
-    TOOL_NAMES,
-    r#"[{"annotations":{"destructiveHint":false,"idempotentHint":true,"openWorldHint":false,"readOnlyHint":true},"description":"Echoes back the input string","execution":{"taskSupport":"forbidden"},"inputSchema":{"$schema":"http://json-schema.org/draft-07/schema#","properties":{"message":{"description":"Message to echo","type":"string"}},"required":["message"],"type":"object"},"name":"echo","title":"Echo Tool"},{"annotations":{"destructiveHint":false,"idempotentHint":true,"openWorldHint":false,"readOnlyHint":true},"description":"Demonstrates how annotations can be used to provide metadata about content.","execution":{"taskSupport":"forbidden"},"inputSchema":{"$schema":"http://json-schema.org/draft-07/schema#","properties":{"includeImage":{"default":false,"description":"Whether to include an example image","type":"boolean"},"messageType":{"description":"Type of message to demonstrate different annotation patterns","enum":["error","success","debug"],"type":"string"}},"required":["messageType"],"type":"object"},"name":"get-annotated-message","title":"Get Annotated Message Tool"},{"annotations":{"destructiveHint":false,"idempotentHint":true,"openWorldHint":false,"readOnlyHint":true},"description":"Returns all environment variables, helpful for debugging MCP server configuration","execution":{"taskSupport":"forbidden"},"inputSchema":{"$schema":"http://json-schema.org/draft-07/schema#","properties":{},"type":"object"},"name":"get-env","title":"Print Environment Tool"},{"annotations":{"destructiveHint":false,"idempotentHint":true,"openWorldHint":false,"readOnlyHint":true},"description":"Returns up to ten resource links that reference different types of resources","execution":{"taskSupport":"forbidden"},"inputSchema":{"$schema":"http://json-schema.org/draft-07/schema#","properties":{"count":{"default":3,"description":"Number of resource links to return (1-10)","maximum":10,"minimum":1,"type":"number"}},"type":"object"},"name":"get-resource-links","title":"Get Resource Links Tool"},{"annotations":{"destructiveHint":false,"idempotentHint":true,"openWorldHint":false,"readOnlyHint":true},"description":"Returns a resource reference that can be used by MCP clients","execution":{"taskSupport":"forbidden"},"inputSchema":{"$schema":"http://json-schema.org/draft-07/schema#","properties":{"resourceId":{"default":1,"description":"ID of the text resource to fetch","type":"number"},"resourceType":{"default":"Text","enum":["Text","Blob"],"type":"string"}},"type":"object"},"name":"get-resource-reference","title":"Get Resource Reference Tool"},{"annotations":{"destructiveHint":false,"idempotentHint":true,"openWorldHint":false,"readOnlyHint":true},"description":"Returns structured content along with an output schema for client data validation","execution":{"taskSupport":"forbidden"},"inputSchema":{"$schema":"http://json-schema.org/draft-07/schema#","properties":{"location":{"description":"Choose city","enum":["New York","Chicago","Los Angeles"],"type":"string"}},"required":["location"],"type":"object"},"name":"get-structured-content","outputSchema":{"$schema":"http://json-schema.org/draft-07/schema#","additionalProperties":false,"properties":{"conditions":{"description":"Weather conditions description","type":"string"},"humidity":{"description":"Humidity percentage","type":"number"},"temperature":{"description":"Temperature in celsius","type":"number"}},"required":["temperature","conditions","humidity"],"type":"object"},"title":"Get Structured Content Tool"},{"annotations":{"destructiveHint":false,"idempotentHint":true,"openWorldHint":false,"readOnlyHint":true},"description":"Returns the sum of two numbers","execution":{"taskSupport":"forbidden"},"inputSchema":{"$schema":"http://json-schema.org/draft-07/schema#","properties":{"a":{"description":"First number","type":"number"},"b":{"description":"Second number","type":"number"}},"required":["a","b"],"type":"object"},"name":"get-sum","title":"Get Sum Tool"},{"annotations":{"destructiveHint":false,"idempotentHint":true,"openWorldHint":false,"readOnlyHint":true},"description":"Returns a tiny MCP logo image.","execution":{"taskSupport":"forbidden"},"inputSchema":{"$schema":"http://json-schema.org/draft-07/schema#","properties":{},"type":"object"},"name":"get-tiny-image","title":"Get Tiny Image Tool"},{"annotations":{"destructiveHint":false,"idempotentHint":true,"openWorldHint":true,"readOnlyHint":false},"description":"Compresses a single file using gzip compression. Depending upon the selected output type, returns either the compressed data as a gzipped resource or a resource link, allowing it to be downloaded in a subsequent request during the current session.","execution":{"taskSupport":"forbidden"},"inputSchema":{"$schema":"http://json-schema.org/draft-07/schema#","properties":{"data":{"default":"https://raw.githubusercontent.com/modelcontextprotocol/servers/refs/heads/main/README.md","description":"URL or data URI of the file content to compress","format":"uri","type":"string"},"name":{"default":"README.md.gz","description":"Name of the output file","type":"string"},"outputType":{"default":"resourceLink","description":"How the resulting gzipped file should be returned. 'resourceLink' returns a link to a resource that can be read later, 'resource' returns a full resource object.","enum":["resourceLink","resource"],"type":"string"}},"type":"object"},"name":"gzip-file-as-resource","title":"GZip File as Resource Tool"},{"annotations":{"destructiveHint":false,"idempotentHint":false,"openWorldHint":false,"readOnlyHint":false},"description":"Simulates a deep research operation that gathers, analyzes, and synthesizes information. Demonstrates MCP task-based operations with progress through multiple stages. If 'ambiguous' is true and client supports elicitation, sends an elicitation request for clarification.","execution":{"taskSupport":"required"},"inputSchema":{"$schema":"http://json-schema.org/draft-07/schema#","properties":{"ambiguous":{"default":false,"description":"Simulate an ambiguous query that requires clarification (triggers input_required status)","type":"boolean"},"topic":{"description":"The research topic to investigate","type":"string"}},"required":["topic"],"type":"object"},"name":"simulate-research-query","title":"Simulate Research Query"},{"annotations":{"destructiveHint":false,"idempotentHint":false,"openWorldHint":false,"readOnlyHint":false},"description":"Toggles simulated, random-leveled logging on or off.","execution":{"taskSupport":"forbidden"},"inputSchema":{"$schema":"http://json-schema.org/draft-07/schema#","properties":{},"type":"object"},"name":"toggle-simulated-logging","title":"Toggle Simulated Logging"},{"annotations":{"destructiveHint":false,"idempotentHint":false,"openWorldHint":false,"readOnlyHint":false},"description":"Toggles simulated resource subscription updates on or off.","execution":{"taskSupport":"forbidden"},"inputSchema":{"$schema":"http://json-schema.org/draft-07/schema#","properties":{},"type":"object"},"name":"toggle-subscriber-updates","title":"Toggle Subscriber Updates"},{"annotations":{"destructiveHint":false,"idempotentHint":true,"openWorldHint":false,"readOnlyHint":true},"description":"Demonstrates a long running operation with progress updates.","execution":{"taskSupport":"forbidden"},"inputSchema":{"$schema":"http://json-schema.org/draft-07/schema#","properties":{"duration":{"default":10,"description":"Duration of the operation in seconds","type":"number"},"steps":{"default":5,"description":"Number of steps in the operation","type":"number"}},"type":"object"},"name":"trigger-long-running-operation","title":"Trigger Long Running Operation Tool"}]"#,
+/// What this module was generated from: the generator, and the digest and definitions of the
+/// tools its client calls and of the prompts, resources and resource templates it uses. Before
+/// a call, the client transports compare it with the server's lists (see
+/// [`mcp_bindgen::drift`]).
+pub static PROVENANCE: Provenance = Provenance::with_catalog(
+    Provenance::new(
+        "mcp-bindgen 0.1.0",
+        "sha256:c972adcbfc9c14b2cffe890cddba22ceff646954f8ea56c4f462fbc64b75057c",
+        TOOL_NAMES,
+        r#"[{"annotations":{"destructiveHint":false,"idempotentHint":true,"openWorldHint":false,"readOnlyHint":true},"description":"Echoes back the input string","execution":{"taskSupport":"forbidden"},"inputSchema":{"$schema":"http://json-schema.org/draft-07/schema#","properties":{"message":{"description":"Message to echo","type":"string"}},"required":["message"],"type":"object"},"name":"echo","title":"Echo Tool"},{"annotations":{"destructiveHint":false,"idempotentHint":true,"openWorldHint":false,"readOnlyHint":true},"description":"Demonstrates how annotations can be used to provide metadata about content.","execution":{"taskSupport":"forbidden"},"inputSchema":{"$schema":"http://json-schema.org/draft-07/schema#","properties":{"includeImage":{"default":false,"description":"Whether to include an example image","type":"boolean"},"messageType":{"description":"Type of message to demonstrate different annotation patterns","enum":["error","success","debug"],"type":"string"}},"required":["messageType"],"type":"object"},"name":"get-annotated-message","title":"Get Annotated Message Tool"},{"annotations":{"destructiveHint":false,"idempotentHint":true,"openWorldHint":false,"readOnlyHint":true},"description":"Returns all environment variables, helpful for debugging MCP server configuration","execution":{"taskSupport":"forbidden"},"inputSchema":{"$schema":"http://json-schema.org/draft-07/schema#","properties":{},"type":"object"},"name":"get-env","title":"Print Environment Tool"},{"annotations":{"destructiveHint":false,"idempotentHint":true,"openWorldHint":false,"readOnlyHint":true},"description":"Returns up to ten resource links that reference different types of resources","execution":{"taskSupport":"forbidden"},"inputSchema":{"$schema":"http://json-schema.org/draft-07/schema#","properties":{"count":{"default":3,"description":"Number of resource links to return (1-10)","maximum":10,"minimum":1,"type":"number"}},"type":"object"},"name":"get-resource-links","title":"Get Resource Links Tool"},{"annotations":{"destructiveHint":false,"idempotentHint":true,"openWorldHint":false,"readOnlyHint":true},"description":"Returns a resource reference that can be used by MCP clients","execution":{"taskSupport":"forbidden"},"inputSchema":{"$schema":"http://json-schema.org/draft-07/schema#","properties":{"resourceId":{"default":1,"description":"ID of the text resource to fetch","type":"number"},"resourceType":{"default":"Text","enum":["Text","Blob"],"type":"string"}},"type":"object"},"name":"get-resource-reference","title":"Get Resource Reference Tool"},{"annotations":{"destructiveHint":false,"idempotentHint":true,"openWorldHint":false,"readOnlyHint":true},"description":"Returns structured content along with an output schema for client data validation","execution":{"taskSupport":"forbidden"},"inputSchema":{"$schema":"http://json-schema.org/draft-07/schema#","properties":{"location":{"description":"Choose city","enum":["New York","Chicago","Los Angeles"],"type":"string"}},"required":["location"],"type":"object"},"name":"get-structured-content","outputSchema":{"$schema":"http://json-schema.org/draft-07/schema#","additionalProperties":false,"properties":{"conditions":{"description":"Weather conditions description","type":"string"},"humidity":{"description":"Humidity percentage","type":"number"},"temperature":{"description":"Temperature in celsius","type":"number"}},"required":["temperature","conditions","humidity"],"type":"object"},"title":"Get Structured Content Tool"},{"annotations":{"destructiveHint":false,"idempotentHint":true,"openWorldHint":false,"readOnlyHint":true},"description":"Returns the sum of two numbers","execution":{"taskSupport":"forbidden"},"inputSchema":{"$schema":"http://json-schema.org/draft-07/schema#","properties":{"a":{"description":"First number","type":"number"},"b":{"description":"Second number","type":"number"}},"required":["a","b"],"type":"object"},"name":"get-sum","title":"Get Sum Tool"},{"annotations":{"destructiveHint":false,"idempotentHint":true,"openWorldHint":false,"readOnlyHint":true},"description":"Returns a tiny MCP logo image.","execution":{"taskSupport":"forbidden"},"inputSchema":{"$schema":"http://json-schema.org/draft-07/schema#","properties":{},"type":"object"},"name":"get-tiny-image","title":"Get Tiny Image Tool"},{"annotations":{"destructiveHint":false,"idempotentHint":true,"openWorldHint":true,"readOnlyHint":false},"description":"Compresses a single file using gzip compression. Depending upon the selected output type, returns either the compressed data as a gzipped resource or a resource link, allowing it to be downloaded in a subsequent request during the current session.","execution":{"taskSupport":"forbidden"},"inputSchema":{"$schema":"http://json-schema.org/draft-07/schema#","properties":{"data":{"default":"https://raw.githubusercontent.com/modelcontextprotocol/servers/refs/heads/main/README.md","description":"URL or data URI of the file content to compress","format":"uri","type":"string"},"name":{"default":"README.md.gz","description":"Name of the output file","type":"string"},"outputType":{"default":"resourceLink","description":"How the resulting gzipped file should be returned. 'resourceLink' returns a link to a resource that can be read later, 'resource' returns a full resource object.","enum":["resourceLink","resource"],"type":"string"}},"type":"object"},"name":"gzip-file-as-resource","title":"GZip File as Resource Tool"},{"annotations":{"destructiveHint":false,"idempotentHint":false,"openWorldHint":false,"readOnlyHint":false},"description":"Simulates a deep research operation that gathers, analyzes, and synthesizes information. Demonstrates MCP task-based operations with progress through multiple stages. If 'ambiguous' is true and client supports elicitation, sends an elicitation request for clarification.","execution":{"taskSupport":"required"},"inputSchema":{"$schema":"http://json-schema.org/draft-07/schema#","properties":{"ambiguous":{"default":false,"description":"Simulate an ambiguous query that requires clarification (triggers input_required status)","type":"boolean"},"topic":{"description":"The research topic to investigate","type":"string"}},"required":["topic"],"type":"object"},"name":"simulate-research-query","title":"Simulate Research Query"},{"annotations":{"destructiveHint":false,"idempotentHint":false,"openWorldHint":false,"readOnlyHint":false},"description":"Toggles simulated, random-leveled logging on or off.","execution":{"taskSupport":"forbidden"},"inputSchema":{"$schema":"http://json-schema.org/draft-07/schema#","properties":{},"type":"object"},"name":"toggle-simulated-logging","title":"Toggle Simulated Logging"},{"annotations":{"destructiveHint":false,"idempotentHint":false,"openWorldHint":false,"readOnlyHint":false},"description":"Toggles simulated resource subscription updates on or off.","execution":{"taskSupport":"forbidden"},"inputSchema":{"$schema":"http://json-schema.org/draft-07/schema#","properties":{},"type":"object"},"name":"toggle-subscriber-updates","title":"Toggle Subscriber Updates"},{"annotations":{"destructiveHint":false,"idempotentHint":true,"openWorldHint":false,"readOnlyHint":true},"description":"Demonstrates a long running operation with progress updates.","execution":{"taskSupport":"forbidden"},"inputSchema":{"$schema":"http://json-schema.org/draft-07/schema#","properties":{"duration":{"default":10,"description":"Duration of the operation in seconds","type":"number"},"steps":{"default":5,"description":"Number of steps in the operation","type":"number"}},"type":"object"},"name":"trigger-long-running-operation","title":"Trigger Long Running Operation Tool"}]"#,
+    ),
+    "sha256:3ed771c4ea827e3f0b0bfc0d4f8e8631d40db7e291e3c736197a6dd96c5d6e9e",
+    r#"{"prompts":[{"arguments":[{"name":"city","required":true},{"name":"state","required":false}],"name":"args-prompt"},{"arguments":[{"name":"department","required":true},{"name":"name","required":true}],"name":"completable-prompt"},{"arguments":[{"name":"resourceId","required":true},{"name":"resourceType","required":true}],"name":"resource-prompt"},{"arguments":[],"name":"simple-prompt"}],"resourceTemplates":[{"name":"Dynamic Blob Resource","uriTemplate":"demo://resource/dynamic/blob/{resourceId}"},{"name":"Dynamic Text Resource","uriTemplate":"demo://resource/dynamic/text/{resourceId}"}],"resources":[{"name":"architecture.md","uri":"demo://resource/static/document/architecture.md"},{"name":"extension.md","uri":"demo://resource/static/document/extension.md"},{"name":"features.md","uri":"demo://resource/static/document/features.md"},{"name":"how-it-works.md","uri":"demo://resource/static/document/how-it-works.md"},{"name":"instructions.md","uri":"demo://resource/static/document/instructions.md"},{"name":"startup.md","uri":"demo://resource/static/document/startup.md"},{"name":"structure.md","uri":"demo://resource/static/document/structure.md"}]}"#,
 );
 
 /// Typed client for the Everything Reference Server MCP server: one method per tool.
@@ -1111,6 +1116,13 @@ impl<C: ToolCaller> Client<C> {
     pub async fn prompt_simple_prompt(
         &self,
     ) -> Result<mcp_bindgen::GetPromptResult, Error> {
+        self.caller
+            .check_catalog(
+                &PROVENANCE,
+                mcp_bindgen::drift::Kind::Prompt,
+                "simple-prompt",
+            )
+            .await?;
         self.caller.get_prompt("simple-prompt", Map::new()).await
     }
 
@@ -1122,6 +1134,9 @@ impl<C: ToolCaller> Client<C> {
         &self,
         args: &prompts::ArgsPromptArgs,
     ) -> Result<mcp_bindgen::GetPromptResult, Error> {
+        self.caller
+            .check_catalog(&PROVENANCE, mcp_bindgen::drift::Kind::Prompt, "args-prompt")
+            .await?;
         let mut arguments = Map::new();
         arguments.insert("city".into(), Value::String(args.city.clone()));
         if let Some(value) = &args.state {
@@ -1138,6 +1153,13 @@ impl<C: ToolCaller> Client<C> {
         &self,
         args: &prompts::CompletablePromptArgs,
     ) -> Result<mcp_bindgen::GetPromptResult, Error> {
+        self.caller
+            .check_catalog(
+                &PROVENANCE,
+                mcp_bindgen::drift::Kind::Prompt,
+                "completable-prompt",
+            )
+            .await?;
         let mut arguments = Map::new();
         arguments.insert("department".into(), Value::String(args.department.clone()));
         arguments.insert("name".into(), Value::String(args.name.clone()));
@@ -1152,6 +1174,13 @@ impl<C: ToolCaller> Client<C> {
         &self,
         args: &prompts::ResourcePromptArgs,
     ) -> Result<mcp_bindgen::GetPromptResult, Error> {
+        self.caller
+            .check_catalog(
+                &PROVENANCE,
+                mcp_bindgen::drift::Kind::Prompt,
+                "resource-prompt",
+            )
+            .await?;
         let mut arguments = Map::new();
         arguments
             .insert("resourceType".into(), Value::String(args.resource_type.clone()));
@@ -1164,6 +1193,9 @@ impl<C: ToolCaller> Client<C> {
         &self,
         uri: &str,
     ) -> Result<mcp_bindgen::ReadResourceResult, Error> {
+        self.caller
+            .check_catalog(&PROVENANCE, mcp_bindgen::drift::Kind::Resource, uri)
+            .await?;
         self.caller.read_resource(uri).await
     }
 
@@ -1177,6 +1209,13 @@ impl<C: ToolCaller> Client<C> {
         &self,
         resource_id: &str,
     ) -> Result<mcp_bindgen::ReadResourceResult, Error> {
+        self.caller
+            .check_catalog(
+                &PROVENANCE,
+                mcp_bindgen::drift::Kind::ResourceTemplate,
+                "Dynamic Text Resource",
+            )
+            .await?;
         let uri = mcp_bindgen::uri_template::expand(
             "demo://resource/dynamic/text/{resourceId}",
             &[("resourceId", resource_id)],
@@ -1194,6 +1233,13 @@ impl<C: ToolCaller> Client<C> {
         &self,
         resource_id: &str,
     ) -> Result<mcp_bindgen::ReadResourceResult, Error> {
+        self.caller
+            .check_catalog(
+                &PROVENANCE,
+                mcp_bindgen::drift::Kind::ResourceTemplate,
+                "Dynamic Blob Resource",
+            )
+            .await?;
         let uri = mcp_bindgen::uri_template::expand(
             "demo://resource/dynamic/blob/{resourceId}",
             &[("resourceId", resource_id)],
@@ -1209,6 +1255,9 @@ impl<C: ToolCaller> Client<C> {
         value: &str,
         context: &[(&str, &str)],
     ) -> Result<mcp_bindgen::Completion, Error> {
+        self.caller
+            .check_catalog(&PROVENANCE, mcp_bindgen::drift::Kind::Prompt, "args-prompt")
+            .await?;
         self.caller
             .complete(
                 &mcp_bindgen::CompletionRef::Prompt("args-prompt".into()),
@@ -1228,6 +1277,9 @@ impl<C: ToolCaller> Client<C> {
         context: &[(&str, &str)],
     ) -> Result<mcp_bindgen::Completion, Error> {
         self.caller
+            .check_catalog(&PROVENANCE, mcp_bindgen::drift::Kind::Prompt, "args-prompt")
+            .await?;
+        self.caller
             .complete(
                 &mcp_bindgen::CompletionRef::Prompt("args-prompt".into()),
                 "state",
@@ -1245,6 +1297,13 @@ impl<C: ToolCaller> Client<C> {
         value: &str,
         context: &[(&str, &str)],
     ) -> Result<mcp_bindgen::Completion, Error> {
+        self.caller
+            .check_catalog(
+                &PROVENANCE,
+                mcp_bindgen::drift::Kind::Prompt,
+                "completable-prompt",
+            )
+            .await?;
         self.caller
             .complete(
                 &mcp_bindgen::CompletionRef::Prompt("completable-prompt".into()),
@@ -1264,6 +1323,13 @@ impl<C: ToolCaller> Client<C> {
         context: &[(&str, &str)],
     ) -> Result<mcp_bindgen::Completion, Error> {
         self.caller
+            .check_catalog(
+                &PROVENANCE,
+                mcp_bindgen::drift::Kind::Prompt,
+                "completable-prompt",
+            )
+            .await?;
+        self.caller
             .complete(
                 &mcp_bindgen::CompletionRef::Prompt("completable-prompt".into()),
                 "name",
@@ -1281,6 +1347,13 @@ impl<C: ToolCaller> Client<C> {
         value: &str,
         context: &[(&str, &str)],
     ) -> Result<mcp_bindgen::Completion, Error> {
+        self.caller
+            .check_catalog(
+                &PROVENANCE,
+                mcp_bindgen::drift::Kind::Prompt,
+                "resource-prompt",
+            )
+            .await?;
         self.caller
             .complete(
                 &mcp_bindgen::CompletionRef::Prompt("resource-prompt".into()),
@@ -1300,6 +1373,13 @@ impl<C: ToolCaller> Client<C> {
         context: &[(&str, &str)],
     ) -> Result<mcp_bindgen::Completion, Error> {
         self.caller
+            .check_catalog(
+                &PROVENANCE,
+                mcp_bindgen::drift::Kind::Prompt,
+                "resource-prompt",
+            )
+            .await?;
+        self.caller
             .complete(
                 &mcp_bindgen::CompletionRef::Prompt("resource-prompt".into()),
                 "resourceId",
@@ -1318,6 +1398,13 @@ impl<C: ToolCaller> Client<C> {
         value: &str,
         context: &[(&str, &str)],
     ) -> Result<mcp_bindgen::Completion, Error> {
+        self.caller
+            .check_catalog(
+                &PROVENANCE,
+                mcp_bindgen::drift::Kind::ResourceTemplate,
+                "Dynamic Text Resource",
+            )
+            .await?;
         self.caller
             .complete(
                 &mcp_bindgen::CompletionRef::Resource(
@@ -1339,6 +1426,13 @@ impl<C: ToolCaller> Client<C> {
         value: &str,
         context: &[(&str, &str)],
     ) -> Result<mcp_bindgen::Completion, Error> {
+        self.caller
+            .check_catalog(
+                &PROVENANCE,
+                mcp_bindgen::drift::Kind::ResourceTemplate,
+                "Dynamic Blob Resource",
+            )
+            .await?;
         self.caller
             .complete(
                 &mcp_bindgen::CompletionRef::Resource(

@@ -53,9 +53,9 @@ mod schemas {
 /// The tools this module was generated for, in the server's order.
 pub const TOOL_NAMES: &[&str] = &["fetch"];
 
-/// What this module was generated from: the generator, and the digest and definitions
-/// of the tools its client calls. Before a call, the client transports compare it with
-/// the server's `tools/list` (see [`mcp_bindgen::drift`]).
+/// What this module was generated from: the generator, and the digest and definitions of the
+/// tools its client calls. Before a call, the client transports compare it with the server's
+/// `tools/list` (see [`mcp_bindgen::drift`]).
 pub static PROVENANCE: Provenance = Provenance::new(
     "mcp-bindgen 0.1.0",
     "sha256:0fadc3fc5bc81144ddf787b1b9d71d372283360df210d1d1ce160f42c5b45d4f",

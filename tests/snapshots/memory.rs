@@ -361,9 +361,9 @@ pub const TOOL_NAMES: &[&str] = &[
     "open_nodes",
 ];
 
-/// What this module was generated from: the generator, and the digest and definitions
-/// of the tools its client calls. Before a call, the client transports compare it with
-/// the server's `tools/list` (see [`mcp_bindgen::drift`]).
+/// What this module was generated from: the generator, and the digest and definitions of the
+/// tools its client calls. Before a call, the client transports compare it with the server's
+/// `tools/list` (see [`mcp_bindgen::drift`]).
 pub static PROVENANCE: Provenance = Provenance::new(
     "mcp-bindgen 0.1.0",
     "sha256:04bbec6b561b9075bd27312dd79e1e7c6fbf89caddaa88dc7ec3a9e8f54d2a16",

@@ -265,14 +265,19 @@ pub mod resources {
 /// The tools this module was generated for, in the server's order.
 pub const TOOL_NAMES: &[&str] = &["add", "count", "summarize"];
 
-/// What this module was generated from: the generator, and the digest and definitions
-/// of the tools its client calls. Before a call, the client transports compare it with
-/// the server's `tools/list` (see [`mcp_bindgen::drift`]).
-pub static PROVENANCE: Provenance = Provenance::new(
-    "mcp-bindgen 0.1.0",
-    "sha256:215867598bbb095befeffb8094640f86e6bde8b45183a37d1b66d73fb9bd3e48",
-    TOOL_NAMES,
-    r##"[{"description":"Adds two numbers.","inputSchema":{"properties":{"a":{"title":"A","type":"number"},"b":{"title":"B","type":"number"}},"required":["a","b"],"title":"addArguments","type":"object"},"name":"add","outputSchema":{"properties":{"sum":{"title":"Sum","type":"number"}},"required":["sum"],"title":"Sum","type":"object"}},{"description":"Counts to n, with a progress notification per step.","inputSchema":{"properties":{"n":{"title":"N","type":"integer"}},"required":["n"],"title":"countArguments","type":"object"},"name":"count","outputSchema":{"properties":{"result":{"title":"Result","type":"string"}},"required":["result"],"title":"countOutput","type":"object"}},{"description":"Counts and sums lengths, and sorts each into small (under 10) or large.","inputSchema":{"properties":{"label":{"anyOf":[{"type":"string"},{"type":"null"}],"default":null,"title":"Label"},"unit":{"default":"m","enum":["m","km"],"title":"Unit","type":"string"},"values":{"items":{"type":"number"},"title":"Values","type":"array"}},"required":["values"],"title":"summarizeArguments","type":"object"},"name":"summarize","outputSchema":{"$defs":{"Item":{"properties":{"size":{"enum":["small","large"],"title":"Size","type":"string"},"value":{"title":"Value","type":"number"}},"required":["value","size"],"title":"Item","type":"object"}},"properties":{"count":{"title":"Count","type":"integer"},"items":{"items":{"$ref":"#/$defs/Item"},"title":"Items","type":"array"},"label":{"anyOf":[{"type":"string"},{"type":"null"}],"title":"Label"},"total":{"title":"Total","type":"number"},"unit":{"enum":["m","km"],"title":"Unit","type":"string"}},"required":["count","total","unit","label","items"],"title":"Summary","type":"object"}}]"##,
+/// What this module was generated from: the generator, and the digest and definitions of the
+/// tools its client calls and of the prompts, resources and resource templates it uses. Before
+/// a call, the client transports compare it with the server's lists (see
+/// [`mcp_bindgen::drift`]).
+pub static PROVENANCE: Provenance = Provenance::with_catalog(
+    Provenance::new(
+        "mcp-bindgen 0.1.0",
+        "sha256:215867598bbb095befeffb8094640f86e6bde8b45183a37d1b66d73fb9bd3e48",
+        TOOL_NAMES,
+        r##"[{"description":"Adds two numbers.","inputSchema":{"properties":{"a":{"title":"A","type":"number"},"b":{"title":"B","type":"number"}},"required":["a","b"],"title":"addArguments","type":"object"},"name":"add","outputSchema":{"properties":{"sum":{"title":"Sum","type":"number"}},"required":["sum"],"title":"Sum","type":"object"}},{"description":"Counts to n, with a progress notification per step.","inputSchema":{"properties":{"n":{"title":"N","type":"integer"}},"required":["n"],"title":"countArguments","type":"object"},"name":"count","outputSchema":{"properties":{"result":{"title":"Result","type":"string"}},"required":["result"],"title":"countOutput","type":"object"}},{"description":"Counts and sums lengths, and sorts each into small (under 10) or large.","inputSchema":{"properties":{"label":{"anyOf":[{"type":"string"},{"type":"null"}],"default":null,"title":"Label"},"unit":{"default":"m","enum":["m","km"],"title":"Unit","type":"string"},"values":{"items":{"type":"number"},"title":"Values","type":"array"}},"required":["values"],"title":"summarizeArguments","type":"object"},"name":"summarize","outputSchema":{"$defs":{"Item":{"properties":{"size":{"enum":["small","large"],"title":"Size","type":"string"},"value":{"title":"Value","type":"number"}},"required":["value","size"],"title":"Item","type":"object"}},"properties":{"count":{"title":"Count","type":"integer"},"items":{"items":{"$ref":"#/$defs/Item"},"title":"Items","type":"array"},"label":{"anyOf":[{"type":"string"},{"type":"null"}],"title":"Label"},"total":{"title":"Total","type":"number"},"unit":{"enum":["m","km"],"title":"Unit","type":"string"}},"required":["count","total","unit","label","items"],"title":"Summary","type":"object"}}]"##,
+    ),
+    "sha256:e16494c4e65b226c6c14e5197dd1c1184bafe3f357e09b9881c409aa993810b9",
+    r#"{"prompts":[{"arguments":[{"name":"goal","required":true},{"name":"level","required":false}],"name":"briefing"}],"resourceTemplates":[{"name":"level","uriTemplate":"game://level/{name}"}],"resources":[{"name":"about","uri":"game://about"}]}"#,
 );
 
 /// Typed client for the py-tls MCP server: one method per tool.
@@ -401,6 +406,9 @@ impl<C: ToolCaller> Client<C> {
         &self,
         args: &prompts::BriefingArgs,
     ) -> Result<mcp_bindgen::GetPromptResult, Error> {
+        self.caller
+            .check_catalog(&PROVENANCE, mcp_bindgen::drift::Kind::Prompt, "briefing")
+            .await?;
         let mut arguments = Map::new();
         arguments.insert("goal".into(), Value::String(args.goal.clone()));
         if let Some(value) = &args.level {
@@ -414,6 +422,9 @@ impl<C: ToolCaller> Client<C> {
         &self,
         uri: &str,
     ) -> Result<mcp_bindgen::ReadResourceResult, Error> {
+        self.caller
+            .check_catalog(&PROVENANCE, mcp_bindgen::drift::Kind::Resource, uri)
+            .await?;
         self.caller.read_resource(uri).await
     }
 
@@ -425,6 +436,13 @@ impl<C: ToolCaller> Client<C> {
         &self,
         name: &str,
     ) -> Result<mcp_bindgen::ReadResourceResult, Error> {
+        self.caller
+            .check_catalog(
+                &PROVENANCE,
+                mcp_bindgen::drift::Kind::ResourceTemplate,
+                "level",
+            )
+            .await?;
         let uri = mcp_bindgen::uri_template::expand(
             "game://level/{name}",
             &[("name", name)],
@@ -440,6 +458,9 @@ impl<C: ToolCaller> Client<C> {
         value: &str,
         context: &[(&str, &str)],
     ) -> Result<mcp_bindgen::Completion, Error> {
+        self.caller
+            .check_catalog(&PROVENANCE, mcp_bindgen::drift::Kind::Prompt, "briefing")
+            .await?;
         self.caller
             .complete(
                 &mcp_bindgen::CompletionRef::Prompt("briefing".into()),
@@ -459,6 +480,9 @@ impl<C: ToolCaller> Client<C> {
         context: &[(&str, &str)],
     ) -> Result<mcp_bindgen::Completion, Error> {
         self.caller
+            .check_catalog(&PROVENANCE, mcp_bindgen::drift::Kind::Prompt, "briefing")
+            .await?;
+        self.caller
             .complete(
                 &mcp_bindgen::CompletionRef::Prompt("briefing".into()),
                 "level",
@@ -476,6 +500,13 @@ impl<C: ToolCaller> Client<C> {
         value: &str,
         context: &[(&str, &str)],
     ) -> Result<mcp_bindgen::Completion, Error> {
+        self.caller
+            .check_catalog(
+                &PROVENANCE,
+                mcp_bindgen::drift::Kind::ResourceTemplate,
+                "level",
+            )
+            .await?;
         self.caller
             .complete(
                 &mcp_bindgen::CompletionRef::Resource("game://level/{name}".into()),

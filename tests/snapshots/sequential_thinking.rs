@@ -153,9 +153,9 @@ mod schemas {
 /// The tools this module was generated for, in the server's order.
 pub const TOOL_NAMES: &[&str] = &["sequentialthinking"];
 
-/// What this module was generated from: the generator, and the digest and definitions
-/// of the tools its client calls. Before a call, the client transports compare it with
-/// the server's `tools/list` (see [`mcp_bindgen::drift`]).
+/// What this module was generated from: the generator, and the digest and definitions of the
+/// tools its client calls. Before a call, the client transports compare it with the server's
+/// `tools/list` (see [`mcp_bindgen::drift`]).
 pub static PROVENANCE: Provenance = Provenance::new(
     "mcp-bindgen 0.1.0",
     "sha256:c26ae6dcc616ac2605eeefe9249f35b2559aa337e1dff271649d88354f306aae",

@@ -6,11 +6,12 @@
 
 use std::sync::Mutex;
 
+use mcp_bindgen::drift::Kind;
 use mcp_bindgen::{
     CallToolResult, Completion, CompletionRef, Content, Error, GetPromptResult, PromptMessage,
-    ReadResourceResult, ResourceContents, ToolCaller,
+    Provenance, ReadResourceResult, ResourceContents, ToolCaller,
 };
-use mcp_bindgen_tests::catalog::{Client, prompts, resources};
+use mcp_bindgen_tests::catalog::{self, Client, prompts, resources};
 use serde_json::{Map, Value, json};
 
 /// Answers prompts and reads with what it was asked, and remembers it.
@@ -179,4 +180,127 @@ fn a_tools_only_caller_refuses_prompts_and_resources() {
     assert!(prompt.to_string().contains("no-arguments"), "{prompt}");
     let read = pollster::block_on(client.read_resource_(resources::LEVEL)).expect_err("no reads");
     assert!(read.to_string().contains("game://level"), "{read}");
+}
+
+/// Records each drift check of the catalog and refuses those of `refused`, as a client whose
+/// check found them broken; answers the requests that get through.
+#[derive(Default)]
+struct Checked {
+    refused: Vec<(Kind, &'static str)>,
+    asked: Mutex<Vec<Value>>,
+}
+
+impl ToolCaller for Checked {
+    async fn call_tool(&self, name: &str, _: Map<String, Value>) -> Result<CallToolResult, Error> {
+        Ok(CallToolResult::text(format!("tool {name}")))
+    }
+
+    async fn check_catalog(
+        &self,
+        provenance: &'static Provenance,
+        kind: Kind,
+        name: &str,
+    ) -> Result<(), Error> {
+        assert!(std::ptr::eq(provenance, &catalog::PROVENANCE));
+        self.asked
+            .lock()
+            .unwrap()
+            .push(json!({"check": kind.as_str(), "name": name}));
+        if self.refused.contains(&(kind, name)) {
+            return Err(Error::Drift {
+                tool: name.to_owned(),
+                changes: Vec::new(),
+            });
+        }
+        Ok(())
+    }
+
+    async fn get_prompt(
+        &self,
+        name: &str,
+        _: Map<String, Value>,
+    ) -> Result<GetPromptResult, Error> {
+        self.asked.lock().unwrap().push(json!({"prompt": name}));
+        Ok(GetPromptResult::default())
+    }
+
+    async fn read_resource(&self, uri: &str) -> Result<ReadResourceResult, Error> {
+        self.asked.lock().unwrap().push(json!({"read": uri}));
+        Ok(ReadResourceResult::default())
+    }
+
+    async fn complete(
+        &self,
+        _: &CompletionRef,
+        argument: &str,
+        _: &str,
+        _: &[(&str, &str)],
+    ) -> Result<Completion, Error> {
+        self.asked
+            .lock()
+            .unwrap()
+            .push(json!({"complete": argument}));
+        Ok(Completion::default())
+    }
+}
+
+/// Every prompt, resource, template and completion method asks the drift check of its
+/// prompt or template (by name) or resource (by URI) first, and sends nothing when the check
+/// refuses; the module records what it uses in `PROVENANCE`.
+#[test]
+fn catalog_methods_ask_the_drift_check_first_and_stop_when_it_refuses() {
+    let client = Client::new(Checked {
+        refused: vec![
+            (Kind::Prompt, "briefing"),
+            (Kind::Resource, "game://log"),
+            (Kind::ResourceTemplate, "tile"),
+        ],
+        ..Checked::default()
+    });
+    pollster::block_on(async {
+        let args = prompts::BriefingArgs {
+            goal: "g".into(),
+            ..Default::default()
+        };
+        assert!(client.prompt_briefing_(&args).await.is_err());
+        client.prompt_no_arguments().await.expect("not refused");
+        assert!(client.read_resource_(resources::LEVEL_).await.is_err());
+        client
+            .read_resource_(resources::LEVEL)
+            .await
+            .expect("not refused");
+        assert!(client.read_tile("1", "2", "u").await.is_err());
+        client.read_entity("4", "hp").await.expect("not refused");
+        assert!(client.complete_briefing_goal("f", &[]).await.is_err());
+        assert!(client.complete_tile_x("1", &[]).await.is_err());
+        client
+            .complete_entity_id("", &[])
+            .await
+            .expect("not refused");
+    });
+    let asked = client.caller().asked.lock().unwrap().clone();
+    assert_eq!(
+        asked,
+        [
+            json!({"check": "prompt", "name": "briefing"}),
+            json!({"check": "prompt", "name": "no-arguments"}),
+            json!({"prompt": "no-arguments"}),
+            json!({"check": "resource", "name": "game://log"}),
+            json!({"check": "resource", "name": "game://level"}),
+            json!({"read": "game://level"}),
+            json!({"check": "resource template", "name": "tile"}),
+            json!({"check": "resource template", "name": "entity"}),
+            json!({"read": "game://entity/4?fields=hp"}),
+            json!({"check": "prompt", "name": "briefing"}),
+            json!({"check": "resource template", "name": "tile"}),
+            json!({"check": "resource template", "name": "entity"}),
+            json!({"complete": "id"}),
+        ]
+    );
+    assert!(!catalog::PROVENANCE.catalog_digest().is_empty());
+    assert!(
+        catalog::PROVENANCE
+            .catalog()
+            .contains(r#"{"name":"tile","uriTemplate":"map://{x},{y}/{uri}"}"#)
+    );
 }

@@ -1005,6 +1005,12 @@ fn call_every_python_tool(client: &mcp_bindgen::HttpClient, protocol: &mcp_bindg
     let offered = pollster::block_on(typed.complete_briefing_level("f", &[("goal", "x")]))
         .expect("completion/complete");
     assert_eq!(offered.values, ["forest"], "{protocol:?}");
+    // Those methods checked the module's catalog against the SDK's own lists: what the
+    // module records is what the server lists, digest for digest.
+    let report = client
+        .catalog_drift(&py_tls::PROVENANCE)
+        .expect("the catalog was checked");
+    assert!(report.unchanged(), "{protocol:?}: {report}");
 }
 
 /// The official TypeScript SDK v2 server behind TLS (a CA the test made) and a Bearer token:

@@ -1,13 +1,17 @@
 //! The clients' drift check (see [`crate::drift`]): each generated module's [`Provenance`]
-//! against the server's `tools/list`, kept current by `notifications/tools/list_changed` and by
-//! the list's `ttlMs`, without a request of its own while the last list is fresh.
+//! against the server's lists, kept current by the `list_changed` notifications and by each
+//! list's `ttlMs`, without a request of its own while the last list is fresh.
 //!
-//! A call of a generated method asks [`Drift::check_tool`]. While the module's check is fresh
-//! that is a lock and a lookup; otherwise the client is asked for one `tools/list` (every page),
-//! by one caller at a time, and every module the client serves is judged from the list it hands
-//! back ([`Drift::observe`]). Any `tools/list` the client sends for another reason (the `-32020`
-//! header refresh, [`HttpClient::tool_list`]) is handed over as well. This module sends
-//! nothing itself: it keeps the state and judges what it is given.
+//! Two ledgers keep the checks: one of tools, judged from `tools/list`, and one of the prompts,
+//! resources and resource templates a module's methods use, judged from `prompts/list`,
+//! `resources/list` and `resources/templates/list` together (its catalog). A call of a
+//! generated method asks [`Drift::check_tool`] (or [`Drift::check_catalog`]). While the
+//! module's check is fresh that is a lock and a lookup; otherwise the client is asked for the
+//! lists (every page), by one caller at a time, and every module the client serves is judged
+//! from what it hands back ([`Drift::observe`], [`Drift::observe_catalog`]). Any `tools/list`
+//! the client sends for another reason (the `-32020` header refresh,
+//! [`HttpClient::tool_list`]) is handed over as well. This module sends nothing itself: it
+//! keeps the state and judges what it is given.
 //!
 //! [`HttpClient::tool_list`]: crate::HttpClient::tool_list
 
@@ -18,7 +22,8 @@ use std::sync::Mutex;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
-use mcp_bindgen_diff::{Options, Severity, Tool, digest, rules};
+use mcp_bindgen_diff::catalog::{self, Catalog};
+use mcp_bindgen_diff::{Kind, Options, Severity, Tool, digest, rules};
 use serde_json::Value;
 
 use super::{ToolList, lock};
@@ -35,16 +40,38 @@ const RECHECK_FLOOR: Duration = Duration::from_secs(1);
 /// How long calls go on unchecked after a `tools/list` failed, before the next try.
 const RETRY_AFTER: Duration = Duration::from_secs(5);
 
-/// The drift state of one client: one [`Guard`] per generated module it serves.
+/// A server's prompts, resources and resource templates, every page of each list, as a
+/// catalog check is handed them; a list the server does not serve is empty.
+#[derive(Debug, Default)]
+pub(crate) struct CatalogList {
+    pub(crate) prompts: Vec<Value>,
+    pub(crate) resources: Vec<Value>,
+    pub(crate) templates: Vec<Value>,
+    /// The shortest `ttlMs` of the three (modern era).
+    pub(crate) ttl_ms: Option<u64>,
+}
+
+/// The drift state of one client: a [`Ledger`] of tools and one of catalogs.
 #[derive(Default)]
 pub(crate) struct Drift {
     policy: DriftPolicy,
     /// Receives each report that found changes (the builders' `on_drift`).
     handler: Option<DriftHandler>,
-    /// Bumped by each `notifications/tools/list_changed`: a guard checked before is stale.
+    /// Judged from `tools/list`; made stale by `notifications/tools/list_changed`.
+    tools: Ledger,
+    /// Judged from the prompt, resource and template lists; made stale by
+    /// `notifications/prompts/list_changed` and `notifications/resources/list_changed`.
+    catalog: Ledger,
+}
+
+/// One kind of check, for every generated module the client serves.
+#[derive(Default)]
+struct Ledger {
+    /// Bumped by each announcement that the lists changed: a guard checked before is stale.
     epoch: AtomicU64,
+    /// By the digest the module recorded (its tools' or its catalog's).
     guards: Mutex<HashMap<&'static str, Guard>>,
-    /// One `tools/list` for the check at a time; the callers waiting meanwhile use its result.
+    /// One fetch of the lists at a time; the callers waiting meanwhile use its result.
     checking: tokio::sync::Mutex<()>,
 }
 
@@ -53,8 +80,9 @@ impl std::fmt::Debug for Drift {
         f.debug_struct("Drift")
             .field("policy", &self.policy)
             .field("handler", &self.handler.as_ref().map(|_| "<handler>"))
-            .field("epoch", &self.epoch)
-            .field("modules", &lock(&self.guards).len())
+            .field("tools_epoch", &self.tools.epoch)
+            .field("catalog_epoch", &self.catalog.epoch)
+            .field("modules", &lock(&self.tools.guards).len())
             .finish()
     }
 }
@@ -63,15 +91,100 @@ impl std::fmt::Debug for Drift {
 #[derive(Debug)]
 struct Guard {
     provenance: &'static Provenance,
-    /// The module's tools, parsed from its provenance the first time they are needed.
+    /// What the module recorded (its tools or its catalog), parsed the first time it is
+    /// needed.
     expected: Option<Arc<Value>>,
     report: Option<DriftReport>,
-    /// Under a blocking policy, the tools whose calls fail, and why.
-    blocked: HashMap<String, Vec<Change>>,
+    /// Under a blocking policy, what may not be called, and why: by kind and name (a
+    /// resource by its URI, which is what its read method is given).
+    blocked: HashMap<(Kind, String), Vec<Change>>,
     /// The list epoch the check saw.
     epoch: u64,
     /// When the list stops being fresh (`ttlMs`); `None`: until the next `list_changed`.
     until: Option<Instant>,
+}
+
+impl Ledger {
+    /// The verdict for `name` while `key`'s check is fresh; `None` when it has to be
+    /// checked first.
+    fn current(&self, key: &str, kind: Kind, name: &str) -> Option<Result<(), Error>> {
+        let guards = lock(&self.guards);
+        let guard = guards.get(key)?;
+        if guard.epoch != self.epoch.load(Ordering::Acquire)
+            || guard.until.is_some_and(|until| Instant::now() >= until)
+        {
+            return None;
+        }
+        Some(match guard.blocked.get(&(kind, name.to_owned())) {
+            Some(changes) => Err(Error::Drift {
+                tool: changes.first().map_or(name, |c| c.tool.as_str()).to_owned(),
+                changes: changes.clone(),
+            }),
+            None => Ok(()),
+        })
+    }
+
+    fn register(&self, key: &'static str, provenance: &'static Provenance) {
+        lock(&self.guards).entry(key).or_insert_with(|| Guard {
+            provenance,
+            expected: None,
+            report: None,
+            blocked: HashMap::new(),
+            epoch: u64::MAX,
+            until: None,
+        });
+    }
+
+    fn epoch(&self) -> u64 {
+        self.epoch.load(Ordering::Acquire)
+    }
+
+    fn report(&self, key: &str) -> Option<DriftReport> {
+        lock(&self.guards).get(key).and_then(|g| g.report.clone())
+    }
+
+    /// Judges every registered module with `judge`, from lists requested at `epoch` and
+    /// fresh `until`; returns the reports that are new and found changes.
+    fn settle(
+        &self,
+        policy: DriftPolicy,
+        epoch: u64,
+        until: Option<Instant>,
+        judge: impl Fn(&mut Guard) -> DriftReport,
+    ) -> Vec<DriftReport> {
+        let mut reports = Vec::new();
+        let mut guards = lock(&self.guards);
+        for guard in guards.values_mut() {
+            let report = judge(guard);
+            guard.blocked = if policy.blocks() {
+                blocked(&report, guard)
+            } else {
+                HashMap::new()
+            };
+            if !report.changes.is_empty() && guard.report.as_ref() != Some(&report) {
+                reports.push(report.clone());
+            }
+            guard.report = Some(report);
+            guard.epoch = epoch;
+            guard.until = until;
+        }
+        reports
+    }
+
+    /// A check's fetch failed: calls go on unchecked for [`RETRY_AFTER`].
+    fn failed(&self, key: &str, epoch: u64) {
+        if let Some(guard) = lock(&self.guards).get_mut(key) {
+            guard.epoch = epoch;
+            guard.until = Some(Instant::now() + RETRY_AFTER);
+        }
+    }
+}
+
+/// Which ledger a check asks.
+#[derive(Clone, Copy)]
+enum Lists {
+    Tools,
+    Catalog,
 }
 
 impl Drift {
@@ -80,6 +193,13 @@ impl Drift {
             policy,
             handler,
             ..Drift::default()
+        }
+    }
+
+    fn ledger(&self, lists: Lists) -> &Ledger {
+        match lists {
+            Lists::Tools => &self.tools,
+            Lists::Catalog => &self.catalog,
         }
     }
 
@@ -98,32 +218,81 @@ impl Drift {
         F: FnOnce() -> Fut,
         Fut: Future<Output = Result<ToolList, Error>>,
     {
+        let key = provenance.digest();
+        self.check(Lists::Tools, key, provenance, Kind::Tool, tool, peer, fetch)
+            .await
+    }
+
+    /// Before a generated method gets a prompt, reads a resource or template, or completes
+    /// one's argument: as [`Drift::check_tool`], against the module's catalog and the lists
+    /// `fetch` obtains (reaching [`Drift::observe_catalog`]). `name` is the prompt's or
+    /// template's name, or the resource's URI. A module without a catalog checks nothing.
+    pub(crate) async fn check_catalog<F, Fut>(
+        &self,
+        provenance: &'static Provenance,
+        kind: Kind,
+        name: &str,
+        peer: impl FnOnce() -> String,
+        fetch: F,
+    ) -> Result<(), Error>
+    where
+        F: FnOnce() -> Fut,
+        Fut: Future<Output = Result<CatalogList, Error>>,
+    {
+        let key = provenance.catalog_digest();
+        if key.is_empty() {
+            return Ok(());
+        }
+        self.check(Lists::Catalog, key, provenance, kind, name, peer, fetch)
+            .await
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    async fn check<F, Fut, L>(
+        &self,
+        lists: Lists,
+        key: &'static str,
+        provenance: &'static Provenance,
+        kind: Kind,
+        name: &str,
+        peer: impl FnOnce() -> String,
+        fetch: F,
+    ) -> Result<(), Error>
+    where
+        F: FnOnce() -> Fut,
+        Fut: Future<Output = Result<L, Error>>,
+    {
         if self.policy == DriftPolicy::Off {
             return Ok(());
         }
-        if let Some(verdict) = self.current(provenance, tool) {
+        let ledger = self.ledger(lists);
+        if let Some(verdict) = ledger.current(key, kind, name) {
             return verdict;
         }
-        let _one_at_a_time = self.checking.lock().await;
+        let _one_at_a_time = ledger.checking.lock().await;
         // Another caller may have checked while this one waited.
-        if let Some(verdict) = self.current(provenance, tool) {
+        if let Some(verdict) = ledger.current(key, kind, name) {
             return verdict;
         }
-        self.register(provenance);
-        let epoch = self.epoch();
+        ledger.register(key, provenance);
+        let epoch = ledger.epoch();
         if let Err(error) = fetch().await {
             let peer = peer();
+            let what = match lists {
+                Lists::Tools => "tools",
+                Lists::Catalog => "prompts and resources",
+            };
             #[cfg(not(feature = "tracing"))]
             log::warn!(
-                "could not check {peer}'s tools for drift (calls go on unchecked for {} s): \
+                "could not check {peer}'s {what} for drift (calls go on unchecked for {} s): \
                  {error}",
                 RETRY_AFTER.as_secs()
             );
             #[cfg(feature = "tracing")]
-            tracing::warn!(%peer, %error, "could not check the server's tools for drift");
-            self.failed(provenance, epoch);
+            tracing::warn!(%peer, %error, what, "could not check the server's lists for drift");
+            ledger.failed(key, epoch);
         }
-        self.current(provenance, tool).unwrap_or(Ok(()))
+        ledger.current(key, kind, name).unwrap_or(Ok(()))
     }
 
     /// Checks now, whatever the last check, with the list `fetch` obtains: the report, `None`
@@ -140,104 +309,103 @@ impl Drift {
         if self.policy == DriftPolicy::Off {
             return Ok(None);
         }
-        let _one_at_a_time = self.checking.lock().await;
-        self.register(provenance);
+        let _one_at_a_time = self.tools.checking.lock().await;
+        self.tools.register(provenance.digest(), provenance);
         fetch().await?;
         Ok(self.report(provenance))
     }
 
-    /// The server announced a new tool list: every check is stale.
+    /// The server announced a new tool list: every tool check is stale.
     pub(crate) fn list_changed(&self) {
-        self.epoch.fetch_add(1, Ordering::AcqRel);
+        self.tools.epoch.fetch_add(1, Ordering::AcqRel);
+    }
+
+    /// The server announced new prompts or resources: every catalog check is stale.
+    pub(crate) fn catalog_changed(&self) {
+        self.catalog.epoch.fetch_add(1, Ordering::AcqRel);
     }
 
     /// The verdict for a call of `tool` while `provenance`'s check is fresh; `None` when it
     /// has to be checked first.
-    pub(crate) fn current(&self, provenance: &Provenance, tool: &str) -> Option<Result<(), Error>> {
-        let guards = lock(&self.guards);
-        let guard = guards.get(provenance.digest())?;
-        if guard.epoch != self.epoch.load(Ordering::Acquire)
-            || guard.until.is_some_and(|until| Instant::now() >= until)
-        {
-            return None;
-        }
-        Some(match guard.blocked.get(tool) {
-            Some(changes) => Err(Error::Drift {
-                tool: tool.to_owned(),
-                changes: changes.clone(),
-            }),
-            None => Ok(()),
-        })
+    #[cfg(test)]
+    fn current(&self, provenance: &Provenance, tool: &str) -> Option<Result<(), Error>> {
+        self.tools.current(provenance.digest(), Kind::Tool, tool)
     }
 
+    #[cfg(test)]
     fn register(&self, provenance: &'static Provenance) {
-        lock(&self.guards)
-            .entry(provenance.digest())
-            .or_insert_with(|| Guard {
-                provenance,
-                expected: None,
-                report: None,
-                blocked: HashMap::new(),
-                epoch: u64::MAX,
-                until: None,
-            });
+        self.tools.register(provenance.digest(), provenance);
     }
 
-    /// The list epoch now, taken before a `tools/list` is sent: a `list_changed` that comes
-    /// while it is answered leaves the checks stale.
+    /// The tool list epoch now, taken before a `tools/list` is sent: a `list_changed` that
+    /// comes while it is answered leaves the checks stale.
     pub(crate) fn epoch(&self) -> u64 {
-        self.epoch.load(Ordering::Acquire)
+        self.tools.epoch()
     }
 
+    /// The catalog epoch now, taken before the catalog's lists are sent.
+    pub(crate) fn catalog_epoch(&self) -> u64 {
+        self.catalog.epoch()
+    }
+
+    /// The last tool check's report for `provenance`'s module.
     pub(crate) fn report(&self, provenance: &Provenance) -> Option<DriftReport> {
-        lock(&self.guards)
-            .get(provenance.digest())
-            .and_then(|g| g.report.clone())
+        self.tools.report(provenance.digest())
+    }
+
+    /// The last catalog check's report for `provenance`'s module (`None` before the first,
+    /// and for a module without a catalog).
+    pub(crate) fn catalog_report(&self, provenance: &Provenance) -> Option<DriftReport> {
+        self.catalog.report(provenance.catalog_digest())
     }
 
     /// Judges every registered module from a `tools/list` the client received (requested at
     /// list epoch `epoch`, in the modern era when `modern`).
     pub(crate) fn observe(&self, list: &ToolList, epoch: u64, modern: bool) {
-        let policy = self.policy;
-        if policy == DriftPolicy::Off {
+        if self.policy == DriftPolicy::Off {
             return;
         }
-        let until = match list.ttl_ms {
-            Some(ttl) if modern => {
-                Some(Instant::now() + Duration::from_millis(ttl).max(RECHECK_FLOOR))
-            }
-            _ => None,
-        };
-        let mut reports = Vec::new();
-        {
-            let mut guards = lock(&self.guards);
-            for guard in guards.values_mut() {
-                let report = judge(guard, &list.tools, policy);
-                guard.blocked = if policy.blocks() {
-                    blocked(&report)
-                } else {
-                    HashMap::new()
-                };
-                if !report.changes.is_empty() && guard.report.as_ref() != Some(&report) {
-                    reports.push(report.clone());
-                }
-                guard.report = Some(report);
-                guard.epoch = epoch;
-                guard.until = until;
-            }
-        }
+        let policy = self.policy;
+        let reports = self
+            .tools
+            .settle(policy, epoch, fresh_until(list.ttl_ms, modern), |g| {
+                judge(g, &list.tools, policy)
+            });
         // Outside the lock: the handler may ask the client for its report.
         for report in &reports {
             announce(report, self.handler.as_ref());
         }
     }
 
-    /// A check's `tools/list` failed: calls go on unchecked for [`RETRY_AFTER`].
-    fn failed(&self, provenance: &Provenance, epoch: u64) {
-        if let Some(guard) = lock(&self.guards).get_mut(provenance.digest()) {
-            guard.epoch = epoch;
-            guard.until = Some(Instant::now() + RETRY_AFTER);
+    /// Judges every registered module's catalog from the lists the client received
+    /// (requested at catalog epoch `epoch`, in the modern era when `modern`).
+    pub(crate) fn observe_catalog(&self, list: &CatalogList, epoch: u64, modern: bool) {
+        if self.policy == DriftPolicy::Off {
+            return;
         }
+        let live = Catalog::from_json(&list.prompts, &list.resources, &list.templates);
+        let until = fresh_until(list.ttl_ms, modern);
+        let reports = self
+            .catalog
+            .settle(self.policy, epoch, until, |g| judge_catalog(g, &live));
+        for report in &reports {
+            announce(report, self.handler.as_ref());
+        }
+    }
+
+    /// A check's `tools/list` failed: calls go on unchecked for [`RETRY_AFTER`].
+    #[cfg(test)]
+    fn failed(&self, provenance: &Provenance, epoch: u64) {
+        self.tools.failed(provenance.digest(), epoch);
+    }
+}
+
+/// When a list stops being fresh: its `ttlMs` (at least [`RECHECK_FLOOR`]) in the modern era;
+/// never in the legacy one, where only `list_changed` makes it stale.
+fn fresh_until(ttl_ms: Option<u64>, modern: bool) -> Option<Instant> {
+    match ttl_ms {
+        Some(ttl) if modern => Some(Instant::now() + Duration::from_millis(ttl).max(RECHECK_FLOOR)),
+        _ => None,
     }
 }
 
@@ -257,7 +425,7 @@ fn announce(report: &DriftReport, handler: Option<&DriftHandler>) {
         };
         log::log!(
             level,
-            "the server's tools changed since this client was generated ({} change{}):\n{report}",
+            "the server changed since this client was generated ({} change{}):\n{report}",
             report.changes.len(),
             if report.changes.len() == 1 { "" } else { "s" }
         );
@@ -292,12 +460,7 @@ fn judge(guard: &mut Guard, live: &[Value], policy: DriftPolicy) -> DriftReport 
     if report.unchanged() {
         return report;
     }
-    let expected = guard
-        .expected
-        .get_or_insert_with(|| {
-            Arc::new(serde_json::from_str(provenance.tools()).unwrap_or(Value::Null))
-        })
-        .clone();
+    let expected = expected(guard, provenance.tools());
     let old: Vec<Tool<'_>> = match expected.as_array() {
         Some(tools) => tools.iter().filter_map(Tool::from_json).collect(),
         None => Vec::new(),
@@ -322,134 +485,76 @@ fn judge(guard: &mut Guard, live: &[Value], policy: DriftPolicy) -> DriftReport 
     report
 }
 
-fn blocked(report: &DriftReport) -> HashMap<String, Vec<Change>> {
-    let mut blocked: HashMap<String, Vec<Change>> = HashMap::new();
+/// What the module recorded, `text` parsed once and kept in the guard.
+fn expected(guard: &mut Guard, text: &str) -> Arc<Value> {
+    guard
+        .expected
+        .get_or_insert_with(|| Arc::new(serde_json::from_str(text).unwrap_or(Value::Null)))
+        .clone()
+}
+
+/// The module's catalog against the server's: equal digests (of what the module uses) end
+/// it; otherwise `diff`'s catalog rules, restricted to what the module uses.
+fn judge_catalog(guard: &mut Guard, live: &Catalog<'_>) -> DriftReport {
+    let provenance = guard.provenance;
+    let recorded = expected(guard, provenance.catalog());
+    let list = |key: &str| recorded[key].as_array().map_or(&[][..], Vec::as_slice);
+    let old = Catalog::from_json(
+        list("prompts"),
+        list("resources"),
+        list("resourceTemplates"),
+    );
+    let mut report = DriftReport {
+        expected: provenance.catalog_digest().to_owned(),
+        live: live.restricted_to(&old).digest(),
+        changes: Vec::new(),
+    };
+    if report.unchanged() {
+        return report;
+    }
+    let uses = |c: &Change| match c.kind {
+        Kind::Prompt => old.prompts.iter().any(|p| p.name == c.tool),
+        Kind::Resource => old.resources.iter().any(|r| r.name == c.tool),
+        Kind::ResourceTemplate => old.templates.iter().any(|t| t.name == c.tool),
+        Kind::Tool => false,
+    };
+    report.changes = catalog::diff(&old, live).into_iter().filter(uses).collect();
+    report
+        .changes
+        .sort_by_key(|c| std::cmp::Reverse(c.severity));
+    report
+}
+
+/// The breaking changes of `report`, by what a generated method names when it checks: a
+/// tool, prompt or template by its name, a resource by the URI the module recorded.
+fn blocked(report: &DriftReport, guard: &Guard) -> HashMap<(Kind, String), Vec<Change>> {
+    let mut blocked: HashMap<(Kind, String), Vec<Change>> = HashMap::new();
     for change in &report.changes {
-        if change.severity == Severity::Breaking {
-            blocked
-                .entry(change.tool.clone())
-                .or_default()
-                .push(change.clone());
+        if change.severity != Severity::Breaking {
+            continue;
         }
+        let name = match change.kind {
+            Kind::Resource => guard
+                .expected
+                .as_ref()
+                .and_then(|recorded| recorded["resources"].as_array())
+                .and_then(|resources| {
+                    resources
+                        .iter()
+                        .find(|r| r["name"].as_str() == Some(change.tool.as_str()))
+                })
+                .and_then(|r| r["uri"].as_str())
+                .unwrap_or(&change.tool)
+                .to_owned(),
+            _ => change.tool.clone(),
+        };
+        blocked
+            .entry((change.kind, name))
+            .or_default()
+            .push(change.clone());
     }
     blocked
 }
 
 #[cfg(test)]
-mod tests {
-    use serde_json::json;
-
-    use super::*;
-
-    /// The tool a module was "generated" from, and its provenance.
-    fn provenance() -> &'static Provenance {
-        let tools = json!([{"name": "look", "title": "Look", "description": "Looks around.",
-            "inputSchema": {"type": "object"},
-            "annotations": {"readOnlyHint": false, "destructiveHint": false}}]);
-        let list = tools.as_array().expect("array");
-        Box::leak(Box::new(Provenance::new(
-            "test",
-            Box::leak(digest::digest(list).into_boxed_str()),
-            &["look"],
-            Box::leak(digest::canonical(list).into_boxed_str()),
-        )))
-    }
-
-    /// The server's list: the module's tool with `change` applied.
-    fn live(change: impl FnOnce(&mut Value), ttl_ms: Option<u64>) -> ToolList {
-        let mut tools: Value = serde_json::from_str(provenance().tools()).expect("json");
-        change(&mut tools[0]);
-        ToolList {
-            tools: tools.as_array().cloned().unwrap_or_default(),
-            ttl_ms,
-            ..ToolList::default()
-        }
-    }
-
-    fn expiry(drift: &Drift, provenance: &Provenance) -> Option<Instant> {
-        lock(&drift.guards)
-            .get(provenance.digest())
-            .and_then(|g| g.until)
-    }
-
-    #[test]
-    fn a_modern_list_is_trusted_at_least_for_the_floor() {
-        let provenance = provenance();
-        let drift = Drift::new(DriftPolicy::Strict, None);
-        drift.register(provenance);
-        let before = Instant::now();
-        drift.observe(&live(|_| {}, Some(0)), drift.epoch(), true);
-        let until = expiry(&drift, provenance).expect("a modern list expires");
-        assert!(
-            until >= before + RECHECK_FLOOR,
-            "ttlMs 0 is trusted for 1 s"
-        );
-        // A longer ttl is the ttl.
-        drift.observe(&live(|_| {}, Some(60_000)), drift.epoch(), true);
-        let until = expiry(&drift, provenance).expect("expires");
-        assert!(until >= before + Duration::from_secs(60));
-        // A legacy list never expires: only list_changed makes it stale.
-        drift.observe(&live(|_| {}, Some(0)), drift.epoch(), false);
-        assert_eq!(expiry(&drift, provenance), None);
-    }
-
-    #[test]
-    fn a_failed_check_lets_calls_through_and_is_tried_again_later() {
-        let provenance = provenance();
-        let drift = Drift::default();
-        drift.register(provenance);
-        assert!(drift.current(provenance, "look").is_none(), "never checked");
-        let before = Instant::now();
-        drift.failed(provenance, drift.epoch());
-        let until = expiry(&drift, provenance).expect("a retry time");
-        assert!(until >= before + RETRY_AFTER, "not before 5 s");
-        assert!(until <= Instant::now() + RETRY_AFTER);
-        assert!(
-            matches!(drift.current(provenance, "look"), Some(Ok(()))),
-            "calls go on unchecked meanwhile"
-        );
-        drift.list_changed();
-        assert!(
-            drift.current(provenance, "look").is_none(),
-            "an announcement makes it stale at once"
-        );
-    }
-
-    #[test]
-    fn pin_descriptions_blocks_a_changed_title_or_behaviour_hint() {
-        /// What is changed, and how.
-        type Edit = (&'static str, fn(&mut Value));
-        let changes: [Edit; 5] = [
-            ("title", |t| t["title"] = json!("Peek")),
-            ("description", |t| t["description"] = json!("Peeks.")),
-            ("readOnlyHint", |t| {
-                t["annotations"]["readOnlyHint"] = json!(true);
-            }),
-            ("destructiveHint", |t| {
-                t["annotations"]["destructiveHint"] = json!(true);
-            }),
-            ("idempotentHint", |t| {
-                t["annotations"]["idempotentHint"] = json!(true);
-            }),
-        ];
-        for (what, change) in changes {
-            for (policy, blocks) in [
-                (DriftPolicy::Strict, false),
-                (DriftPolicy::PinDescriptions, true),
-            ] {
-                let provenance = provenance();
-                let drift = Drift::new(policy, None);
-                drift.register(provenance);
-                drift.observe(&live(change, None), drift.epoch(), false);
-                let report = drift.report(provenance).expect("judged");
-                assert!(!report.changes.is_empty(), "{what}: a change is reported");
-                let verdict = drift.current(provenance, "look").expect("fresh");
-                assert_eq!(
-                    verdict.is_err(),
-                    blocks,
-                    "{what} under {policy:?}: {report}"
-                );
-            }
-        }
-    }
-}
+mod tests;

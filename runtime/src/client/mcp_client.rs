@@ -8,7 +8,7 @@ use serde_json::{Map, Value, json};
 
 use super::session::{self, Connection};
 use super::{CallOptions, LogHandler, ToolList, Transport, changes};
-use crate::drift::{DriftReport, Provenance};
+use crate::drift::{DriftReport, Kind, Provenance};
 use crate::{
     CallToolResult, Completion, CompletionRef, Error, GetPromptResult, ReadResourceResult,
     ToolCaller,
@@ -163,25 +163,15 @@ impl<T: Transport> McpClient<T> {
 
     /// Every page of a list method, the items under `key`.
     async fn list_all(&self, method: &str, key: &str) -> Result<Vec<Value>, Error> {
-        let mut items = Vec::new();
-        let mut cursor: Option<String> = None;
-        for _ in 0..10_000 {
-            let params = match &cursor {
-                Some(c) => json!({ "cursor": c }),
-                None => json!({}),
-            };
-            let page = self.request(method, params).await?;
-            if let Some(Value::Array(page_items)) = page.get(key) {
-                items.extend(page_items.iter().cloned());
-            }
-            match page.get("nextCursor").and_then(Value::as_str) {
-                Some(next) if !next.is_empty() => cursor = Some(next.to_owned()),
-                _ => return Ok(items),
-            }
-        }
-        Err(Error::transport(format!(
-            "{method} did not end after 10000 pages"
-        )))
+        Ok(session::pages(&self.conn, method, key).await?.items)
+    }
+
+    /// The last check's report of the prompts, resources and templates the module of
+    /// `provenance` uses (see [`Provenance::with_catalog`]): `None` before one of its
+    /// prompt, resource or completion methods was called, and for a module without them.
+    /// Its tools' report is [`ToolCaller::drift`]'s.
+    pub fn catalog_drift(&self, provenance: &Provenance) -> Option<DriftReport> {
+        self.conn.session.drift.catalog_report(provenance)
     }
 
     /// Sends one JSON-RPC request and returns its `result`.
@@ -277,6 +267,22 @@ impl<T: Transport> ToolCaller for McpClient<T> {
             .session
             .drift
             .check_tool(provenance, tool, peer, || self.list_for_drift())
+            .await
+    }
+
+    async fn check_catalog(
+        &self,
+        provenance: &'static Provenance,
+        kind: Kind,
+        name: &str,
+    ) -> Result<(), Error> {
+        let peer = || self.conn.transport.peer();
+        self.conn
+            .session
+            .drift
+            .check_catalog(provenance, kind, name, peer, || {
+                session::catalog_list(&self.conn)
+            })
             .await
     }
 

@@ -684,9 +684,9 @@ pub const TOOL_NAMES: &[&str] = &[
     "search_paper_text",
 ];
 
-/// What this module was generated from: the generator, and the digest and definitions
-/// of the tools its client calls. Before a call, the client transports compare it with
-/// the server's `tools/list` (see [`mcp_bindgen::drift`]).
+/// What this module was generated from: the generator, and the digest and definitions of the
+/// tools its client calls. Before a call, the client transports compare it with the server's
+/// `tools/list` (see [`mcp_bindgen::drift`]).
 pub static PROVENANCE: Provenance = Provenance::new(
     "mcp-bindgen 0.1.0",
     "sha256:f4555484fda19fa0bad6a1023f0db7c4a5cc979679c23476bf6e2597a09172df",

@@ -2901,9 +2901,9 @@ pub const TOOL_NAMES: &[&str] = &[
     "confluence_get_space_permissions",
 ];
 
-/// What this module was generated from: the generator, and the digest and definitions
-/// of the tools its client calls. Before a call, the client transports compare it with
-/// the server's `tools/list` (see [`mcp_bindgen::drift`]).
+/// What this module was generated from: the generator, and the digest and definitions of the
+/// tools its client calls. Before a call, the client transports compare it with the server's
+/// `tools/list` (see [`mcp_bindgen::drift`]).
 pub static PROVENANCE: Provenance = Provenance::new(
     "mcp-bindgen 0.1.0",
     "sha256:5015a397fc1f0f96b19704c8636d11e9daeb3e106aa864d310a62d6d2d6fbddc",

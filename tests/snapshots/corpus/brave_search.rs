@@ -10355,9 +10355,9 @@ pub const TOOL_NAMES: &[&str] = &[
     "brave_place_search",
 ];
 
-/// What this module was generated from: the generator, and the digest and definitions
-/// of the tools its client calls. Before a call, the client transports compare it with
-/// the server's `tools/list` (see [`mcp_bindgen::drift`]).
+/// What this module was generated from: the generator, and the digest and definitions of the
+/// tools its client calls. Before a call, the client transports compare it with the server's
+/// `tools/list` (see [`mcp_bindgen::drift`]).
 pub static PROVENANCE: Provenance = Provenance::new(
     "mcp-bindgen 0.1.0",
     "sha256:2a0dbc4dfbfa1da1eb61823482434cc7ebd9f85b78c6af7cf0cb3f256a040c5c",

@@ -1906,9 +1906,9 @@ pub const TOOL_NAMES: &[&str] = &[
     "wait_for",
 ];
 
-/// What this module was generated from: the generator, and the digest and definitions
-/// of the tools its client calls. Before a call, the client transports compare it with
-/// the server's `tools/list` (see [`mcp_bindgen::drift`]).
+/// What this module was generated from: the generator, and the digest and definitions of the
+/// tools its client calls. Before a call, the client transports compare it with the server's
+/// `tools/list` (see [`mcp_bindgen::drift`]).
 pub static PROVENANCE: Provenance = Provenance::new(
     "mcp-bindgen 0.1.0",
     "sha256:4f4e29ffdec3daa3aeed66316ccf6697abf4207c71ab3c44be89c2a557ffa81c",

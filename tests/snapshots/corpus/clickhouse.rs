@@ -96,9 +96,9 @@ mod schemas {
 /// The tools this module was generated for, in the server's order.
 pub const TOOL_NAMES: &[&str] = &["list_databases", "list_tables", "run_query"];
 
-/// What this module was generated from: the generator, and the digest and definitions
-/// of the tools its client calls. Before a call, the client transports compare it with
-/// the server's `tools/list` (see [`mcp_bindgen::drift`]).
+/// What this module was generated from: the generator, and the digest and definitions of the
+/// tools its client calls. Before a call, the client transports compare it with the server's
+/// `tools/list` (see [`mcp_bindgen::drift`]).
 pub static PROVENANCE: Provenance = Provenance::new(
     "mcp-bindgen 0.1.0",
     "sha256:2fbb7cab8308b1738b1b3b98a706bb2d9dc488a6601ef8878f1567ff5025e6db",

@@ -62,9 +62,9 @@ mod schemas {
 /// The tools this module was generated for, in the server's order.
 pub const TOOL_NAMES: &[&str] = &["resolve-library-id", "query-docs"];
 
-/// What this module was generated from: the generator, and the digest and definitions
-/// of the tools its client calls. Before a call, the client transports compare it with
-/// the server's `tools/list` (see [`mcp_bindgen::drift`]).
+/// What this module was generated from: the generator, and the digest and definitions of the
+/// tools its client calls. Before a call, the client transports compare it with the server's
+/// `tools/list` (see [`mcp_bindgen::drift`]).
 pub static PROVENANCE: Provenance = Provenance::new(
     "mcp-bindgen 0.1.0",
     "sha256:db5897e70941bd11b108f75d16a5daaeca47cfd8fca1a5da00500b300de89ad0",

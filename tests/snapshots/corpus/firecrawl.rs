@@ -4757,9 +4757,9 @@ pub const TOOL_NAMES: &[&str] = &[
     "firecrawl_research_search_github",
 ];
 
-/// What this module was generated from: the generator, and the digest and definitions
-/// of the tools its client calls. Before a call, the client transports compare it with
-/// the server's `tools/list` (see [`mcp_bindgen::drift`]).
+/// What this module was generated from: the generator, and the digest and definitions of the
+/// tools its client calls. Before a call, the client transports compare it with the server's
+/// `tools/list` (see [`mcp_bindgen::drift`]).
 pub static PROVENANCE: Provenance = Provenance::new(
     "mcp-bindgen 0.1.0",
     "sha256:df8d43829e3f0bd144aa58864e4577d925052f00c7eb5403e94496233fbe2e0f",

@@ -1611,9 +1611,9 @@ pub const TOOL_NAMES: &[&str] = &[
     "get_pull_request_reviews",
 ];
 
-/// What this module was generated from: the generator, and the digest and definitions
-/// of the tools its client calls. Before a call, the client transports compare it with
-/// the server's `tools/list` (see [`mcp_bindgen::drift`]).
+/// What this module was generated from: the generator, and the digest and definitions of the
+/// tools its client calls. Before a call, the client transports compare it with the server's
+/// `tools/list` (see [`mcp_bindgen::drift`]).
 pub static PROVENANCE: Provenance = Provenance::new(
     "mcp-bindgen 0.1.0",
     "sha256:02ae0de8bfbfa5dce8a2519b2e885cc29e2b04677da398dd9b42e7057621145d",

@@ -3491,9 +3491,9 @@ pub const TOOL_NAMES: &[&str] = &[
     "validate_provisioning_file",
 ];
 
-/// What this module was generated from: the generator, and the digest and definitions
-/// of the tools its client calls. Before a call, the client transports compare it with
-/// the server's `tools/list` (see [`mcp_bindgen::drift`]).
+/// What this module was generated from: the generator, and the digest and definitions of the
+/// tools its client calls. Before a call, the client transports compare it with the server's
+/// `tools/list` (see [`mcp_bindgen::drift`]).
 pub static PROVENANCE: Provenance = Provenance::new(
     "mcp-bindgen 0.1.0",
     "sha256:994f3dbc3df5e441440b0bf1cd736f092e5e0a406700755a806e3098e6b4718c",

@@ -4658,9 +4658,9 @@ pub const TOOL_NAMES: &[&str] = &[
     "list-knowledge-sources",
 ];
 
-/// What this module was generated from: the generator, and the digest and definitions
-/// of the tools its client calls. Before a call, the client transports compare it with
-/// the server's `tools/list` (see [`mcp_bindgen::drift`]).
+/// What this module was generated from: the generator, and the digest and definitions of the
+/// tools its client calls. Before a call, the client transports compare it with the server's
+/// `tools/list` (see [`mcp_bindgen::drift`]).
 pub static PROVENANCE: Provenance = Provenance::new(
     "mcp-bindgen 0.1.0",
     "sha256:2fb7a922114eeca0177243863eb534d9d1be0b6a96f4fc6b618a2624857b7b52",

@@ -80,9 +80,9 @@ pub const TOOL_NAMES: &[&str] = &[
     "write_neo4j_cypher",
 ];
 
-/// What this module was generated from: the generator, and the digest and definitions
-/// of the tools its client calls. Before a call, the client transports compare it with
-/// the server's `tools/list` (see [`mcp_bindgen::drift`]).
+/// What this module was generated from: the generator, and the digest and definitions of the
+/// tools its client calls. Before a call, the client transports compare it with the server's
+/// `tools/list` (see [`mcp_bindgen::drift`]).
 pub static PROVENANCE: Provenance = Provenance::new(
     "mcp-bindgen 0.1.0",
     "sha256:1f17d7ee9dc25a7eca37d258aebbe523b441a812659c08de292e5ee64986b8c6",

@@ -1928,9 +1928,9 @@ pub const TOOL_NAMES: &[&str] = &[
     "API-update-page-markdown",
 ];
 
-/// What this module was generated from: the generator, and the digest and definitions
-/// of the tools its client calls. Before a call, the client transports compare it with
-/// the server's `tools/list` (see [`mcp_bindgen::drift`]).
+/// What this module was generated from: the generator, and the digest and definitions of the
+/// tools its client calls. Before a call, the client transports compare it with the server's
+/// `tools/list` (see [`mcp_bindgen::drift`]).
 pub static PROVENANCE: Provenance = Provenance::new(
     "mcp-bindgen 0.1.0",
     "sha256:20b7ebb354965b0b53f0d5a501cea430d1b5aaac683695ff6d95c2c6404400f1",

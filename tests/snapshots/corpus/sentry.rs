@@ -1761,9 +1761,9 @@ pub const TOOL_NAMES: &[&str] = &[
     "get_sentry_resource",
 ];
 
-/// What this module was generated from: the generator, and the digest and definitions
-/// of the tools its client calls. Before a call, the client transports compare it with
-/// the server's `tools/list` (see [`mcp_bindgen::drift`]).
+/// What this module was generated from: the generator, and the digest and definitions of the
+/// tools its client calls. Before a call, the client transports compare it with the server's
+/// `tools/list` (see [`mcp_bindgen::drift`]).
 pub static PROVENANCE: Provenance = Provenance::new(
     "mcp-bindgen 0.1.0",
     "sha256:1f0b107afd721fcd0795321e45f649867e1101ad5f3f7f7e31607d8d51dd7d6a",

@@ -69,9 +69,9 @@ mod schemas {
 /// The tools this module was generated for, in the server's order.
 pub const TOOL_NAMES: &[&str] = &["get_current_time", "convert_time"];
 
-/// What this module was generated from: the generator, and the digest and definitions
-/// of the tools its client calls. Before a call, the client transports compare it with
-/// the server's `tools/list` (see [`mcp_bindgen::drift`]).
+/// What this module was generated from: the generator, and the digest and definitions of the
+/// tools its client calls. Before a call, the client transports compare it with the server's
+/// `tools/list` (see [`mcp_bindgen::drift`]).
 pub static PROVENANCE: Provenance = Provenance::new(
     "mcp-bindgen 0.1.0",
     "sha256:50c62579fcd926b15e80a914d9fa91e0ddde35a6063bfeea8924f7d1b0aef809",
