@@ -895,4 +895,39 @@ fn prompts_resources_and_templates_are_compared() {
         .output()
         .expect("runs");
     assert_eq!(out.status.code(), Some(0), "{:?}", text(&out));
+
+    // A module generated from the old capture records them: `--against-module` finds the
+    // same breaking changes, and none against the capture it was made from.
+    let module = dir.path().join("game.rs");
+    let out = bin()
+        .args(["generate", "--tools"])
+        .arg(&old)
+        .args(["--module", "game", "-o"])
+        .arg(&module)
+        .output()
+        .expect("runs");
+    assert!(out.status.success(), "{:?}", text(&out));
+    for (new_side, code) in [(&new, 1), (&old, 0)] {
+        let out = bin()
+            .args(["diff", "--against-module"])
+            .arg(&module)
+            .arg(new_side)
+            .args(["--format", "json"])
+            .output()
+            .expect("runs");
+        assert_eq!(out.status.code(), Some(code), "{:?}", text(&out));
+        let report: Value = serde_json::from_slice(&out.stdout).expect("json");
+        let rules: Vec<&str> = report["changes"]
+            .as_array()
+            .expect("changes")
+            .iter()
+            .filter_map(|c| c["rule"].as_str())
+            .collect();
+        let expected: &[&str] = if code == 1 {
+            &["prompt-argument-became-required", "resource-template-changed"]
+        } else {
+            &[]
+        };
+        assert_eq!(rules, expected, "{report}");
+    }
 }
