@@ -924,7 +924,10 @@ fn prompts_resources_and_templates_are_compared() {
             .filter_map(|c| c["rule"].as_str())
             .collect();
         let expected: &[&str] = if code == 1 {
-            &["prompt-argument-became-required", "resource-template-changed"]
+            &[
+                "prompt-argument-became-required",
+                "resource-template-changed",
+            ]
         } else {
             &[]
         };

@@ -756,6 +756,98 @@ fn a_prompt_built_by_hand_can_ask_for_input_too() {
     );
 }
 
+/// A resource or a template read can ask for input (2026-07-28 `input_required`): the first
+/// read gets the request and a sealed state, the retry with the answer gets the contents; the
+/// state is bound to the URI (it opens no other read, and no tool call); a legacy read that
+/// asks is an error naming what it needed.
+#[test]
+fn a_resource_or_template_read_can_ask_for_input_too() {
+    use mcp_bindgen::server::{ResourceDefinition, TemplateDefinition};
+    let mut r = registry();
+    let mut g = game();
+    /// Asks for a password first; reads `what` once it is `swordfish`.
+    fn guarded(what: String, input: &Input) -> Result<Outcome<Vec<ResourceContents>>, ToolError> {
+        let password = input
+            .accepted("password")
+            .and_then(|c| c.get("password"))
+            .and_then(Value::as_str);
+        Ok(match password {
+            Some("swordfish") => Outcome::Complete(vec![ResourceContents::text(
+                &what,
+                "text/plain",
+                format!("the secrets of {what}"),
+            )]),
+            Some(_) => return Err(ToolError::new("wrong password").with_code("denied")),
+            None => InputRequired::new()
+                .elicit("password", "The password?", json!({"type": "object"}))
+                .into(),
+        })
+    }
+    r.register_resource_fn(
+        ResourceDefinition::new("game://vault", "vault"),
+        |_, input| guarded("game://vault".into(), input),
+    );
+    r.register_template_fn(
+        TemplateDefinition::new("game://vaults/{n}", "vaults"),
+        |_, uri, _: Value, input| guarded(uri.to_owned(), input),
+    )
+    .expect("a valid template");
+    for uri in ["game://vault", "game://vaults/7"] {
+        let first = ask(&mut r, &mut g, true, "resources/read", json!({"uri": uri}));
+        assert_eq!(first["result"]["resultType"], "input_required", "{first}");
+        assert_eq!(
+            first["result"]["inputRequests"]["password"]["method"], "elicitation/create",
+            "{first}"
+        );
+        assert!(
+            first["result"].get("ttlMs").is_none(),
+            "an interim result carries no cache hints: {first}"
+        );
+        let state = first["result"]["requestState"].clone();
+        let answer = |password: &str| {
+            json!({"uri": uri, "requestState": state,
+                   "inputResponses": {"password": {"action": "accept",
+                                                   "content": {"password": password}}}})
+        };
+        let read = ask(&mut r, &mut g, true, "resources/read", answer("swordfish"));
+        assert_eq!(
+            read["result"]["contents"][0]["text"],
+            format!("the secrets of {uri}"),
+            "{read}"
+        );
+        assert_eq!(read["result"]["resultType"], "complete", "{read}");
+        let wrong = ask(&mut r, &mut g, true, "resources/read", answer("guess"));
+        assert_eq!(wrong["error"]["code"], -32603, "{wrong}");
+        assert_eq!(wrong["error"]["data"]["code"], "denied", "{wrong}");
+        // The state is bound to this URI.
+        let other = if uri == "game://vault" {
+            "game://vaults/8"
+        } else {
+            "game://vault"
+        };
+        let mut elsewhere = answer("swordfish");
+        elsewhere["uri"] = json!(other);
+        let crossed = ask(&mut r, &mut g, true, "resources/read", elsewhere);
+        assert_eq!(crossed["error"]["code"], -32602, "{crossed}");
+        let crossed = ask(
+            &mut r,
+            &mut g,
+            true,
+            "tools/call",
+            json!({"name": "clear_level", "arguments": {"level": 3}, "requestState": state}),
+        );
+        assert_eq!(crossed["error"]["code"], -32602, "{crossed}");
+        // Legacy: no result can carry the request.
+        let legacy = ask(&mut r, &mut g, false, "resources/read", json!({"uri": uri}));
+        assert_eq!(legacy["error"]["code"], -32603, "{legacy}");
+        let message = legacy["error"]["message"].as_str().unwrap_or_default();
+        assert!(
+            message.contains(uri) && message.contains("password"),
+            "{legacy}"
+        );
+    }
+}
+
 #[test]
 fn prompt_and_resource_lists_page_like_tools() {
     let mut r = Registry::<Game>::new("paged", "1").with_page_size(1);

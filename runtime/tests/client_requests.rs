@@ -220,3 +220,74 @@ fn a_response_nobody_waits_for_is_accepted_and_dropped() {
     );
     assert_eq!(reply, None);
 }
+
+/// A resource read that asks for input (2026-07-28 `input_required`), read through this
+/// crate's `HttpClient` over HTTP: the client answers the elicitation with its `on_request`
+/// handler, retries with the answer and the sealed state, and returns the contents.
+#[test]
+fn a_resource_that_asks_is_read_through_the_clients_request_handler() {
+    use mcp_bindgen::ResourceContents;
+    use mcp_bindgen::server::{InputRequired, Outcome, ResourceDefinition};
+
+    let mut registry = Registry::<()>::new("asking-resource", "0.1.0");
+    registry.register_resource_fn(
+        ResourceDefinition::new("game://vault", "vault"),
+        |_, input| {
+            Ok(
+                match input
+                    .accepted("password")
+                    .and_then(|c| c.get("password").cloned())
+                {
+                    Some(password) => Outcome::Complete(vec![ResourceContents::text(
+                        "game://vault",
+                        "text/plain",
+                        format!("opened with {password}"),
+                    )]),
+                    None => InputRequired::new()
+                        .elicit("password", "The password?", json!({"type": "object"}))
+                        .into(),
+                },
+            )
+        },
+    );
+    let mut server = Server::listen(registry, 0).expect("listens");
+    let url = format!("http://127.0.0.1:{}/mcp", server.port());
+    let stop = Arc::new(AtomicBool::new(false));
+    let flag = stop.clone();
+    let game = thread::spawn(move || {
+        while !flag.load(Ordering::Relaxed) {
+            server.poll(&mut ());
+            thread::sleep(Duration::from_millis(1));
+        }
+    });
+    let seen: Seen = Arc::default();
+    let log = seen.clone();
+    let read = pollster::block_on(async {
+        let client = HttpClient::builder(url)
+            .protocol(Protocol::Modern)
+            .capabilities(json!({"elicitation": {}}))
+            .timeout(Duration::from_secs(30))
+            .on_request(move |method, params| {
+                log.lock()
+                    .expect("log")
+                    .push((method.to_owned(), params.clone()));
+                Ok(json!({"action": "accept", "content": {"password": "swordfish"}}))
+            })
+            .connect()
+            .await
+            .expect("connects");
+        client.read_resource("game://vault").await
+    });
+    stop.store(true, Ordering::Relaxed);
+    game.join().expect("the game thread");
+    let read = read.expect("read");
+    assert_eq!(read.contents.len(), 1);
+    assert_eq!(
+        serde_json::to_value(&read.contents[0]).expect("json")["text"],
+        "opened with \"swordfish\""
+    );
+    let seen = seen.lock().expect("log").clone();
+    assert_eq!(seen.len(), 1, "{seen:?}");
+    assert_eq!(seen[0].0, "elicitation/create");
+    assert_eq!(seen[0].1["message"], "The password?");
+}

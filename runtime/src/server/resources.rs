@@ -6,6 +6,7 @@
 use serde_json::{Map, Value};
 
 use super::ToolError;
+use super::input::{Input, Outcome};
 use crate::uri_template::UriTemplate;
 use crate::{Completion, CompletionRef, ResourceContents};
 
@@ -146,10 +147,17 @@ fn describe(
     }
 }
 
+/// A resource's contents, or the input its handler needs first (2026-07-28).
 pub(crate) type Read<Ctx> =
-    Box<dyn FnMut(&mut Ctx) -> Result<Vec<ResourceContents>, ToolError> + Send>;
+    Box<dyn FnMut(&mut Ctx, &Input) -> Result<Outcome<Vec<ResourceContents>>, ToolError> + Send>;
+/// A templated resource's contents, from its URI and variables, or the input needed first.
 pub(crate) type ReadTemplate<Ctx> = Box<
-    dyn FnMut(&mut Ctx, &str, Map<String, Value>) -> Result<Vec<ResourceContents>, ToolError>
+    dyn FnMut(
+            &mut Ctx,
+            &str,
+            Map<String, Value>,
+            &Input,
+        ) -> Result<Outcome<Vec<ResourceContents>>, ToolError>
         + Send,
 >;
 pub(crate) type Complete<Ctx> =

@@ -81,7 +81,21 @@ impl<Ctx> Registry<Ctx> {
     pub fn register_resource(
         &mut self,
         def: ResourceDefinition,
-        read: impl FnMut(&mut Ctx) -> Result<Vec<ResourceContents>, ToolError> + Send + 'static,
+        mut read: impl FnMut(&mut Ctx) -> Result<Vec<ResourceContents>, ToolError> + Send + 'static,
+    ) -> &mut Self {
+        self.register_resource_fn(def, move |ctx, _| read(ctx).map(Outcome::Complete))
+    }
+
+    /// [`Registry::register_resource`] for a read that may ask the client for input first
+    /// (2026-07-28 `input_required`, as [`Registry::register_prompt_fn`]): `read` gets the
+    /// game and, on a retry, the client's answers, and returns the contents or what it needs.
+    /// In the legacy era a read that asks is an error naming what it needed.
+    pub fn register_resource_fn(
+        &mut self,
+        def: ResourceDefinition,
+        read: impl FnMut(&mut Ctx, &Input) -> Result<Outcome<Vec<ResourceContents>>, ToolError>
+        + Send
+        + 'static,
     ) -> &mut Self {
         let resource = Resource {
             def,
@@ -126,11 +140,31 @@ impl<Ctx> Registry<Ctx> {
         + Send
         + 'static,
     ) -> Result<&mut Self, crate::uri_template::TemplateError> {
+        self.register_template_fn(def, move |ctx, uri, variables: V, _| {
+            read(ctx, uri, variables).map(Outcome::Complete)
+        })
+    }
+
+    /// [`Registry::try_register_template`] for reads that may ask the client for input first
+    /// (2026-07-28 `input_required`, as [`Registry::register_resource_fn`]): `read` also gets,
+    /// on a retry, the client's answers.
+    pub fn register_template_fn<V: DeserializeOwned>(
+        &mut self,
+        def: TemplateDefinition,
+        mut read: impl FnMut(
+            &mut Ctx,
+            &str,
+            V,
+            &Input,
+        ) -> Result<Outcome<Vec<ResourceContents>>, ToolError>
+        + Send
+        + 'static,
+    ) -> Result<&mut Self, crate::uri_template::TemplateError> {
         let pattern = UriTemplate::parse(&def.uri_template)?;
-        let read = move |ctx: &mut Ctx, uri: &str, variables: Map<String, Value>| {
+        let read = move |ctx: &mut Ctx, uri: &str, variables: Map<String, Value>, input: &Input| {
             let variables: V = typed(variables)
                 .map_err(|e| ToolError::new(format!("{uri}: {e}")).with_code("not_found"))?;
-            read(ctx, uri, variables)
+            read(ctx, uri, variables, input)
         };
         let template = Template {
             def,
@@ -392,20 +426,33 @@ impl<Ctx> Registry<Ctx> {
                 "Invalid params: resources/read needs a \"uri\" string",
             );
         };
+        // What a sealed state is bound to: the method and the URI.
+        let binding = || input::binding("resources/read", uri, &Value::Null);
+        let input = match self.input(params.rare(), params.meta.as_ref(), binding, modern) {
+            Ok(input) => input,
+            Err(refused) => return refused.reply(id),
+        };
         let outcome = if let Some(resource) = self.resources.iter_mut().find(|r| r.def.uri == uri) {
-            catch_unwind(AssertUnwindSafe(|| (resource.read)(ctx)))
+            catch_unwind(AssertUnwindSafe(|| (resource.read)(ctx, &input)))
         } else if let Some((template, variables)) = self
             .templates
             .iter_mut()
             .find_map(|t| t.pattern.matches(uri).map(|v| (t, v)))
         {
-            catch_unwind(AssertUnwindSafe(|| (template.read)(ctx, uri, variables)))
+            catch_unwind(AssertUnwindSafe(|| {
+                (template.read)(ctx, uri, variables, &input)
+            }))
         } else {
             return not_found(id, uri, modern);
         };
         match outcome {
-            Ok(Ok(contents)) if contents.is_empty() => not_found(id, uri, modern),
-            Ok(Ok(contents)) => {
+            Ok(Ok(Outcome::InputRequired(asked))) => {
+                self.input_required(id, asked, &input, binding, modern, uri)
+            }
+            Ok(Ok(Outcome::Complete(contents))) if contents.is_empty() => {
+                not_found(id, uri, modern)
+            }
+            Ok(Ok(Outcome::Complete(contents))) => {
                 #[derive(serde::Serialize)]
                 #[serde(rename_all = "camelCase")]
                 struct Read<'a> {
