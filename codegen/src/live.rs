@@ -9,7 +9,7 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use mcp_bindgen::client::ToolList;
-use mcp_bindgen::oauth::{AuthorizationRequest, FileTokenStore, OAuth};
+use mcp_bindgen::oauth::{BrowserSignIn, FileTokenStore, OAuth};
 use mcp_bindgen::{HttpClient, Protocol, StdioClient};
 use serde_json::{Map, Value};
 
@@ -302,22 +302,16 @@ fn default_token_dir() -> Option<PathBuf> {
 }
 
 /// The OAuth settings of the command line: RFC 8252's loopback redirect (a listener on
-/// 127.0.0.1, a free port) and the system browser.
+/// 127.0.0.1, a free port) and the system browser, as the runtime's [`BrowserSignIn`] does it.
 fn oauth_settings(options: &OAuthOptions) -> Result<OAuth, mcp_bindgen::Error> {
-    let listener = std::net::TcpListener::bind("127.0.0.1:0").map_err(|e| {
-        mcp_bindgen::Error::transport_source("--oauth: could not listen for the redirect", e)
-    })?;
-    let port = listener
-        .local_addr()
-        .map_err(|e| mcp_bindgen::Error::transport_source("--oauth: no listener address", e))?
-        .port();
-    let listener = std::sync::Arc::new(listener);
-    let browser = options.browser.clone();
+    let mut sign_in = BrowserSignIn::new()?;
+    if let Some(browser) = &options.browser {
+        sign_in = sign_in.browser(browser.clone());
+    }
     let mut oauth = OAuth::new()
         .client_name("mcp-bindgen")
-        .redirect_uri(format!("http://127.0.0.1:{port}/callback"))
         .token_store(FileTokenStore::new(&options.token_dir))
-        .on_authorize(move |request| browser_step(listener.clone(), browser.clone(), request));
+        .browser_sign_in(sign_in);
     if let Some(id) = &options.client_id {
         oauth = oauth.client_id(id.clone());
     }
@@ -331,107 +325,6 @@ fn oauth_settings(options: &OAuthOptions) -> Result<OAuth, mcp_bindgen::Error> {
         oauth = oauth.scope(scope.clone());
     }
     Ok(oauth)
-}
-
-/// How long a person has to approve in the browser.
-const APPROVAL_TIME: Duration = Duration::from_secs(300);
-
-/// Opens the authorization URL in the browser (and prints it), then waits for the redirect.
-async fn browser_step(
-    listener: std::sync::Arc<std::net::TcpListener>,
-    browser: Option<String>,
-    request: AuthorizationRequest,
-) -> Result<String, mcp_bindgen::Error> {
-    if let Some(reason) = &request.reason {
-        eprintln!("Signing in again: {reason}.");
-    }
-    eprintln!(
-        "Signing in: approve mcp-bindgen in your browser, or open\n  {}",
-        request.url
-    );
-    open_browser(browser, &request.url);
-    tokio::task::spawn_blocking(move || wait_for_redirect(&listener))
-        .await
-        .map_err(|e| {
-            mcp_bindgen::Error::transport_source("--oauth: the redirect listener failed", e)
-        })?
-}
-
-/// `BROWSER URL` (the given command, else `$BROWSER`: a command and its words, as git and
-/// xdg-open read it), else `xdg-open URL`; when none starts, the printed URL is the way.
-fn open_browser(browser: Option<String>, url: &str) {
-    let browser = browser.or_else(|| {
-        std::env::var("BROWSER")
-            .ok()
-            .filter(|b| !b.trim().is_empty())
-    });
-    let command = browser.unwrap_or_else(|| "xdg-open".to_owned());
-    let mut words = command.split_whitespace();
-    let Some(program) = words.next() else { return };
-    let started = std::process::Command::new(program)
-        .args(words)
-        .arg(url)
-        .stdin(std::process::Stdio::null())
-        .stdout(std::process::Stdio::null())
-        .spawn();
-    if started.is_err() {
-        eprintln!("(could not start a browser with `{command}`: open the URL above)");
-    }
-}
-
-/// Takes the browser's request for `/callback?...` on the loopback listener: the URL it was
-/// sent to.
-fn wait_for_redirect(listener: &std::net::TcpListener) -> Result<String, mcp_bindgen::Error> {
-    use std::io::{BufRead, BufReader, Write};
-    let fail = |what: String| mcp_bindgen::Error::transport(format!("--oauth: {what}"));
-    let port = listener
-        .local_addr()
-        .map_err(|e| fail(e.to_string()))?
-        .port();
-    listener
-        .set_nonblocking(true)
-        .map_err(|e| fail(e.to_string()))?;
-    let deadline = std::time::Instant::now() + APPROVAL_TIME;
-    loop {
-        let stream = match listener.accept() {
-            Ok((stream, _)) => stream,
-            Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => {
-                if std::time::Instant::now() > deadline {
-                    return Err(fail(format!(
-                        "no approval within {} s (the browser never came back to \
-                         http://127.0.0.1:{port}/callback)",
-                        APPROVAL_TIME.as_secs()
-                    )));
-                }
-                std::thread::sleep(Duration::from_millis(50));
-                continue;
-            }
-            Err(e) => return Err(fail(format!("the redirect listener failed: {e}"))),
-        };
-        let _ = stream.set_nonblocking(false);
-        let _ = stream.set_read_timeout(Some(Duration::from_secs(10)));
-        let mut line = String::new();
-        let mut reader = BufReader::new(&stream);
-        if reader.read_line(&mut line).is_err() {
-            continue;
-        }
-        let target = line.split_whitespace().nth(1).unwrap_or("").to_owned();
-        let mut writer = &stream;
-        if !target.starts_with("/callback") {
-            let _ = writer.write_all(
-                b"HTTP/1.1 404 Not Found\r\nContent-Length: 0\r\nConnection: close\r\n\r\n",
-            );
-            continue;
-        }
-        let page =
-            "<!doctype html><title>mcp-bindgen</title><p>Signed in. You can close this window.";
-        let _ = write!(
-            writer,
-            "HTTP/1.1 200 OK\r\nContent-Type: text/html; charset=utf-8\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{page}",
-            page.len()
-        );
-        return Ok(format!("http://127.0.0.1:{port}{target}"));
-    }
 }
 
 impl Default for LiveOptions {

@@ -25,6 +25,7 @@
 //! Codes, verifiers, tokens and secrets never appear in `Debug`, `Display` or errors, and go
 //! only to the endpoints they belong to, never over `http://` to a host that is not loopback.
 
+mod browser;
 mod metadata;
 mod pkce;
 mod store;
@@ -39,6 +40,7 @@ use reqwest::Url;
 use reqwest::header::{self, HeaderValue};
 use serde_json::{Value, json};
 
+pub use browser::BrowserSignIn;
 pub use metadata::Challenge;
 pub use store::{ClientRegistration, FileTokenStore, MemoryTokenStore, Secret, TokenStore, Tokens};
 
@@ -62,6 +64,18 @@ pub struct AuthorizationRequest {
     /// refresh token the authorization server refused, with its `error`): for the application
     /// to say so.
     pub reason: Option<String>,
+}
+
+impl AuthorizationRequest {
+    /// A request to approve `url`, to be redirected to `redirect_uri` (for testing an
+    /// authorization step; the client makes its own).
+    pub fn new(url: impl Into<String>, redirect_uri: impl Into<String>) -> Self {
+        AuthorizationRequest {
+            url: url.into(),
+            redirect_uri: redirect_uri.into(),
+            reason: None,
+        }
+    }
 }
 
 /// The application's authorization step: opens [`AuthorizationRequest::url`] and returns the
@@ -250,6 +264,19 @@ impl OAuth {
     {
         self.authorizer = Some(Arc::new(move |request| Box::pin(hook(request))));
         self
+    }
+
+    /// Signs in with the system browser and a loopback redirect: `sign_in`'s redirect URI
+    /// (`http://127.0.0.1:PORT/callback`) and its [`BrowserSignIn::authorize`] as the
+    /// authorization step (replacing [`OAuth::redirect_uri`] and [`OAuth::on_authorize`]).
+    pub fn browser_sign_in(self, sign_in: BrowserSignIn) -> Self {
+        let redirect_uri = sign_in.redirect_uri();
+        let sign_in = Arc::new(sign_in);
+        self.redirect_uri(redirect_uri)
+            .on_authorize(move |request| {
+                let sign_in = sign_in.clone();
+                async move { sign_in.authorize(request).await }
+            })
     }
 
     /// Where tokens and registrations are kept (default: in memory).

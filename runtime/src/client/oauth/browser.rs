@@ -1,0 +1,246 @@
+//! The authorization step a desktop or command-line application usually wants (RFC 8252): the
+//! system browser opens the authorization URL, and a listener on 127.0.0.1 takes the redirect.
+
+use std::io::{BufRead, BufReader, Write};
+use std::net::{TcpListener, TcpStream};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use reqwest::Url;
+
+use super::AuthorizationRequest;
+use crate::Error;
+
+/// Signs a person in with the system browser and a loopback redirect (RFC 8252 §7.3): a
+/// listener on `127.0.0.1` at a free port receives the authorization server's redirect to
+/// `http://127.0.0.1:PORT/callback`. Hand it to [`OAuth::browser_sign_in`](super::OAuth::browser_sign_in),
+/// which sets the redirect URI and the authorization step; `mcp-bindgen capture --oauth` uses it too.
+///
+/// At each sign-in it prints the URL to stderr (the way in when no browser starts), opens it
+/// with the browser command (default: `$BROWSER`, a command and its words as git and xdg-open
+/// read it, else the platform's opener: `xdg-open`, `open` on macOS, `start` on Windows), and
+/// waits for a request to `/callback` that carries the `state` of that authorization URL. A
+/// request with another `state` (a forged or stale redirect) is answered 400 and the wait goes
+/// on; one with `error` (the person declined) ends it with an [`Error::Auth`] naming the
+/// error; no redirect within the timeout (default 5 minutes) ends it too.
+///
+/// ```no_run
+/// # async fn run() -> Result<(), mcp_bindgen::Error> {
+/// use mcp_bindgen::oauth::{BrowserSignIn, FileTokenStore, OAuth};
+/// let oauth = OAuth::new()
+///     .token_store(FileTokenStore::new("my-app-tokens"))
+///     .browser_sign_in(BrowserSignIn::new()?);
+/// let _client = mcp_bindgen::HttpClient::builder("https://mcp.example/mcp")
+///     .oauth(oauth)
+///     .connect()
+///     .await?;
+/// # Ok(()) }
+/// ```
+#[derive(Debug, Clone)]
+pub struct BrowserSignIn {
+    listener: Arc<TcpListener>,
+    port: u16,
+    browser: Option<String>,
+    timeout: Duration,
+}
+
+impl BrowserSignIn {
+    /// Listens on `127.0.0.1` at a free port. `Err`: no port could be bound.
+    pub fn new() -> Result<Self, Error> {
+        let listener = TcpListener::bind("127.0.0.1:0").map_err(|e| {
+            Error::transport_source("OAuth: could not listen on 127.0.0.1 for the redirect", e)
+        })?;
+        let port = listener
+            .local_addr()
+            .map_err(|e| Error::transport_source("OAuth: the redirect listener has no address", e))?
+            .port();
+        Ok(BrowserSignIn {
+            listener: Arc::new(listener),
+            port,
+            browser: None,
+            timeout: Duration::from_secs(300),
+        })
+    }
+
+    /// The command that opens the URL, with its words (`"firefox --new-window"`); the URL is
+    /// added last. Default: `$BROWSER`, else the platform's opener.
+    pub fn browser(mut self, command: impl Into<String>) -> Self {
+        self.browser = Some(command.into());
+        self
+    }
+
+    /// How long a person has to approve (default 5 minutes).
+    pub fn timeout(mut self, timeout: Duration) -> Self {
+        self.timeout = timeout;
+        self
+    }
+
+    /// Where the authorization server sends the browser back:
+    /// `http://127.0.0.1:PORT/callback`.
+    pub fn redirect_uri(&self) -> String {
+        format!("http://127.0.0.1:{}/callback", self.port)
+    }
+
+    /// The authorization step: prints and opens `request.url`, then waits for the redirect
+    /// and returns the URL the browser was sent to (what [`OAuth::on_authorize`](super::OAuth::on_authorize)'s
+    /// hook returns). Waits on a thread of its own, so any executor can await it.
+    pub async fn authorize(&self, request: AuthorizationRequest) -> Result<String, Error> {
+        let state = Url::parse(&request.url)
+            .ok()
+            .and_then(|url| {
+                url.query_pairs()
+                    .find(|(k, _)| k == "state")
+                    .map(|(_, v)| v.into_owned())
+            })
+            .ok_or_else(|| {
+                super::auth_error(format!(
+                    "OAuth authorization: the authorization URL carries no state: {}",
+                    request.url
+                ))
+            })?;
+        if let Some(reason) = &request.reason {
+            eprintln!("Signing in again: {reason}.");
+        }
+        eprintln!(
+            "Signing in: approve in your browser, or open\n  {}",
+            request.url
+        );
+        self.open(&request.url);
+        let (sender, receiver) = tokio::sync::oneshot::channel();
+        let listener = self.listener.clone();
+        let (port, timeout) = (self.port, self.timeout);
+        std::thread::Builder::new()
+            .name("mcp-bindgen-oauth-redirect".into())
+            .spawn(move || {
+                let _ = sender.send(wait(&listener, port, &state, timeout));
+            })
+            .map_err(|e| {
+                Error::transport_source("OAuth: could not start the redirect listener", e)
+            })?;
+        receiver.await.map_err(|_| {
+            Error::transport("OAuth: the redirect listener stopped without an answer")
+        })?
+    }
+
+    /// Starts the browser command; when none starts, the printed URL is the way in.
+    fn open(&self, url: &str) {
+        let command = self
+            .browser
+            .clone()
+            .or_else(|| std::env::var("BROWSER").ok())
+            .filter(|b| !b.trim().is_empty());
+        let mut process = match &command {
+            Some(command) => {
+                let mut words = command.split_whitespace();
+                let Some(program) = words.next() else { return };
+                let mut process = std::process::Command::new(program);
+                process.args(words);
+                process
+            }
+            None if cfg!(target_os = "macos") => std::process::Command::new("open"),
+            None if cfg!(windows) => {
+                let mut process = std::process::Command::new("cmd");
+                process.args(["/C", "start", ""]);
+                process
+            }
+            None => std::process::Command::new("xdg-open"),
+        };
+        let started = process
+            .arg(url)
+            .stdin(std::process::Stdio::null())
+            .stdout(std::process::Stdio::null())
+            .spawn();
+        if started.is_err() {
+            let command = command.as_deref().unwrap_or("the system's opener");
+            eprintln!("(could not start a browser with `{command}`: open the URL above)");
+        }
+    }
+}
+
+/// Takes requests on `listener` until one reaches `/callback` with `state` (returned as the
+/// full redirect URL), one with `state` says `error`, or `timeout` passes.
+fn wait(
+    listener: &TcpListener,
+    port: u16,
+    state: &str,
+    timeout: Duration,
+) -> Result<String, Error> {
+    listener
+        .set_nonblocking(true)
+        .map_err(|e| Error::transport_source("OAuth: the redirect listener failed", e))?;
+    let deadline = Instant::now() + timeout;
+    loop {
+        let stream = match listener.accept() {
+            Ok((stream, _)) => stream,
+            Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => {
+                if Instant::now() >= deadline {
+                    return Err(super::auth_error(format!(
+                        "OAuth authorization: no approval within {} s (the browser never came \
+                         back to http://127.0.0.1:{port}/callback)",
+                        timeout.as_secs_f64()
+                    )));
+                }
+                std::thread::sleep(Duration::from_millis(20));
+                continue;
+            }
+            Err(e) => {
+                return Err(Error::transport_source(
+                    "OAuth: the redirect listener failed",
+                    e,
+                ));
+            }
+        };
+        if let Some(answer) = callback(&stream, port, state) {
+            return answer;
+        }
+    }
+}
+
+/// Reads one request: `None` to wait on (another path, another `state`, a broken request),
+/// else the sign-in's end.
+fn callback(stream: &TcpStream, port: u16, state: &str) -> Option<Result<String, Error>> {
+    let _ = stream.set_nonblocking(false);
+    let _ = stream.set_read_timeout(Some(Duration::from_secs(10)));
+    let mut line = String::new();
+    BufReader::new(stream).read_line(&mut line).ok()?;
+    let target = line.split_whitespace().nth(1).unwrap_or("").to_owned();
+    let reply = |status: &str, text: &str| {
+        let page = format!("<!doctype html><title>Sign-in</title><p>{text}");
+        let _ = write!(
+            &mut &*stream,
+            "HTTP/1.1 {status}\r\nContent-Type: text/html; charset=utf-8\r\nContent-Length: {}\r\n\
+             Connection: close\r\n\r\n{page}",
+            page.len()
+        );
+    };
+    if target != "/callback" && !target.starts_with("/callback?") {
+        reply("404 Not Found", "Not here.");
+        return None;
+    }
+    let url = format!("http://127.0.0.1:{port}{target}");
+    let parsed = Url::parse(&url).ok()?;
+    let parameter = |name: &str| {
+        parsed
+            .query_pairs()
+            .find(|(k, _)| k == name)
+            .map(|(_, v)| v.into_owned())
+    };
+    if parameter("state").as_deref() != Some(state) {
+        reply(
+            "400 Bad Request",
+            "This sign-in was not started here (its state does not match).",
+        );
+        return None;
+    }
+    if let Some(error) = parameter("error") {
+        reply("200 OK", "Sign-in declined. You can close this window.");
+        let description = parameter("error_description")
+            .map(|d| format!(": {d}"))
+            .unwrap_or_default();
+        return Some(Err(super::auth_error(format!(
+            "OAuth authorization: the authorization server answered {error}{description}"
+        ))));
+    }
+    reply("200 OK", "Signed in. You can close this window.");
+    Some(Ok(url))
+}
