@@ -2,14 +2,15 @@
 //! agent-contract TypeScript declarations (`.d.ts`) in, result types out (see
 //! [`ServerConfig::contracts`] and [`ServerConfig::results`]).
 //!
-//! Three ways in, all on this crate:
+//! Four ways in, all on this crate:
 //!
 //! - **build.rs**: [`Builder`] writes modules into `OUT_DIR` for `include!`.
 //! - **a checked-in crate**: `mcp-bindgen regenerate` reads a `bindings.toml`
 //!   ([`manifest`]) and rewrites the crate's sources; `--check` fails on drift.
 //! - **one file**: `mcp-bindgen generate --tools capture.json -o client.rs`.
+//! - **a macro**: `mcp_bindgen_include::include_tools!("tools/server.tools.json")`.
 //!
-//! All three share [`ServerConfig`] (what to generate for one server) and [`Generator`]. To
+//! All four share [`ServerConfig`] (what to generate for one server) and [`Generator`]. To
 //! generate large inputs faster, generate and render inside [`on_generator_stack`].
 //!
 //! ```no_run

@@ -1,0 +1,3 @@
+mcp_bindgen_include::include_tools!(module = "clock");
+
+fn main() {}
