@@ -1,0 +1,186 @@
+//! Every Rust snippet in README.md compiles, and those that can run do.
+//!
+//! Each ```` ```rust ```` block has a marker on the line before it, an HTML comment that GitHub
+//! does not show, saying how it is checked:
+//!
+//! - `<!-- readme: items -->`: the block is a file's items (a whole program, a build.rs), compiled
+//!   as a module of its own;
+//! - `<!-- readme: fn(PARAMS) [run] [use ...;]... -->`: the block is statements, compiled as the
+//!   body of `async fn snippet(PARAMS) -> Result<(), Box<dyn Error>>` in a module with those
+//!   `use` lines (the `client` or `url` the statements assume); `run` runs it (only for
+//!   `fn()`);
+//! - `<!-- readme: same-as PATH -->`: the block is that file of the workspace, byte for byte
+//!   but for a first line `// NAME` naming it, or from the file's first `use` (a file other
+//!   tests build and run);
+//! - `<!-- readme: skip: REASON -->`: not compiled, for the reason given.
+//!
+//! The snippets are written into `readme/snippets.rs`, which the test target `readme_snippets`
+//! compiles (and runs what can run): a snippet that no longer compiles fails that build. When
+//! README.md changes, this test fails until `UPDATE_EXPECT=1 cargo test -p mcp-bindgen-tests
+//! --test readme` writes the file again. What a fragment assumes (a `Game`, the application's
+//! agent) is in `readme_snippets.rs`'s `support`.
+
+/// A README block and how it is checked.
+struct Block {
+    line: usize,
+    marker: String,
+    code: String,
+}
+
+fn root() -> std::path::PathBuf {
+    std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .expect("the workspace")
+        .to_path_buf()
+}
+
+/// Every ```` ```rust ```` block, with the marker on the line before it.
+fn blocks(readme: &str) -> Vec<Block> {
+    let lines: Vec<&str> = readme.lines().collect();
+    let mut blocks = Vec::new();
+    let mut i = 0;
+    while i < lines.len() {
+        if lines[i].starts_with("```rust") {
+            let start = i;
+            let end = (start + 1..lines.len())
+                .find(|&j| lines[j].starts_with("```"))
+                .unwrap_or_else(|| panic!("README.md:{}: the block never ends", start + 1));
+            let marker = start
+                .checked_sub(1)
+                .map(|p| lines[p].trim())
+                .and_then(|l| l.strip_prefix("<!-- readme:"))
+                .and_then(|l| l.strip_suffix("-->"))
+                .map(|m| m.trim().to_owned())
+                .unwrap_or_else(|| {
+                    panic!(
+                        "README.md:{}: a Rust block without a `<!-- readme: ... -->` marker on the \
+                         line before it (see tests/tests/readme.rs for the kinds)",
+                        start + 1
+                    )
+                });
+            let mut code = lines[start + 1..end].join("\n");
+            code.push('\n');
+            blocks.push(Block {
+                line: start + 1,
+                marker,
+                code,
+            });
+            i = end;
+        }
+        i += 1;
+    }
+    blocks
+}
+
+fn indent(code: &str, by: &str) -> String {
+    code.lines()
+        .map(|l| {
+            if l.is_empty() {
+                String::new()
+            } else {
+                format!("{by}{l}")
+            }
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// The module that compiles `block`, and a test that runs it when its marker says `run`.
+fn module(block: &Block) -> String {
+    let name = format!("line_{}", block.line);
+    let allow = "#[allow(unused, unreachable_code, unnameable_test_items, clippy::all)]";
+    let header = format!(
+        "/// README.md line {}: `{}`.\n{allow}\nmod {name} {{\n",
+        block.line, block.marker
+    );
+    if block.marker == "items" {
+        return format!(
+            "{header}    use super::support::*;\n\n{}\n}}\n",
+            indent(&block.code, "    ")
+        );
+    }
+    let rest = block.marker.strip_prefix("fn(").unwrap_or_else(|| {
+        panic!(
+            "README.md:{}: unknown marker {:?}",
+            block.line, block.marker
+        )
+    });
+    let (params, rest) = rest
+        .split_once(')')
+        .unwrap_or_else(|| panic!("README.md:{}: `fn(` without `)`", block.line));
+    let run = rest.trim_start().starts_with("run");
+    let uses: Vec<String> = rest
+        .split(';')
+        .filter_map(|part| {
+            part.trim()
+                .trim_start_matches("run")
+                .trim()
+                .strip_prefix("use ")
+        })
+        .map(|path| format!("    use {};\n", path.trim()))
+        .collect();
+    let mut out = format!(
+        "{header}    use super::support::*;\n{}\n    pub(super) async fn snippet({params}) -> Result<(), Box<dyn std::error::Error>> {{\n{}\n        Ok(())\n    }}\n}}\n",
+        uses.concat(),
+        indent(&block.code, "        ")
+    );
+    if run {
+        assert!(
+            params.trim().is_empty(),
+            "README.md:{}: only a snippet without parameters can run",
+            block.line
+        );
+        out.push_str(&format!(
+            "\n#[test]\nfn {name}_runs() {{\n    pollster::block_on({name}::snippet()).expect(\"the snippet runs\");\n}}\n"
+        ));
+    }
+    out
+}
+
+#[test]
+fn every_rust_snippet_in_the_readme_is_compiled_or_the_file_it_shows() {
+    let readme = std::fs::read_to_string(root().join("README.md")).expect("README.md");
+    let mut generated = String::from(
+        "// @generated by tests/tests/readme.rs from README.md's Rust blocks: do not edit; run\n\
+         // `UPDATE_EXPECT=1 cargo test -p mcp-bindgen-tests --test readme` after changing them.\n\n\
+         use super::support;\n",
+    );
+    let mut skipped = Vec::new();
+    for block in blocks(&readme) {
+        if let Some(path) = block.marker.strip_prefix("same-as ") {
+            let path = path.trim();
+            let file = std::fs::read_to_string(root().join(path))
+                .unwrap_or_else(|e| panic!("README.md:{}: {path}: {e}", block.line));
+            // A first line `// build.rs` names the file for the reader.
+            let code = match block.code.split_once('\n') {
+                Some((first, rest))
+                    if first
+                        .strip_prefix("// ")
+                        .is_some_and(|name| path.ends_with(name.trim())) =>
+                {
+                    rest
+                }
+                _ => &block.code,
+            };
+            // A file whose header comment the README leaves out is compared from its first `use`.
+            let from_use = file.find("\nuse ").map_or("", |at| &file[at + 1..]);
+            assert!(
+                file.trim_end() == code.trim_end() || from_use.trim_end() == code.trim_end(),
+                "README.md:{}: the block is no longer {path} as it is: paste the file again",
+                block.line
+            );
+        } else if let Some(reason) = block.marker.strip_prefix("skip:") {
+            assert!(
+                !reason.trim().is_empty(),
+                "README.md:{}: skip says why",
+                block.line
+            );
+            skipped.push(block.line);
+        } else {
+            generated.push('\n');
+            generated.push_str(&module(&block));
+        }
+    }
+    assert!(skipped.len() <= 1, "skipped: {skipped:?}");
+    expect_test::expect_file!["readme/snippets.rs"].assert_eq(&generated);
+}
