@@ -145,8 +145,8 @@ pub(crate) struct Listening {
 
 /// A `subscriptions/listen` request with id `id` and filter `params.notifications`, as every
 /// transport answers it: the kinds of change to send it and the acknowledgement that opens its
-/// stream; or the error response, with its HTTP status: `-32602` (200) when the filter is
-/// not an object, `-32021` (400) when it names tasks without declaring the tasks extension.
+/// stream; or the error response: `-32602` when the filter is not an object, `-32021` (a bad
+/// request) when it names tasks without declaring the tasks extension.
 pub(crate) fn open(
     id: &Value,
     filter: Option<&Value>,
@@ -154,10 +154,9 @@ pub(crate) fn open(
 ) -> Result<(Wants, String), Reply> {
     match honoured(filter, by) {
         Ok((wants, acknowledged)) => Ok((wants, acknowledgement(id, &acknowledged))),
-        Err(Refused::Invalid(message)) => Err(Reply {
-            text: super::wire::error(id, -32602, &message),
-            status: 200,
-        }),
+        Err(Refused::Invalid(message)) => {
+            Err(Reply::answer(super::wire::error(id, -32602, &message)))
+        }
         Err(Refused::NeedsTasks) => Err(super::tasks::missing_extension(
             id,
             "subscriptions/listen with taskIds",

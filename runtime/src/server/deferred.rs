@@ -97,9 +97,7 @@ impl Slot {
         state.answered = true;
         let text = result.respond(&state.id, self.result_type);
         match state.outlet.take() {
-            Some(outlet) => outlet
-                .send(Outbound::Done(Reply { text, status: 200 }))
-                .is_ok(),
+            Some(outlet) => outlet.send(Outbound::Done(Reply::answer(text))).is_ok(),
             None => false,
         }
     }
@@ -113,9 +111,7 @@ impl Slot {
         state.answered = true;
         let text = error(&state.id, code, message);
         match state.outlet.take() {
-            Some(outlet) => outlet
-                .send(Outbound::Done(Reply { text, status: 200 }))
-                .is_ok(),
+            Some(outlet) => outlet.send(Outbound::Done(Reply::answer(text))).is_ok(),
             None => false,
         }
     }

@@ -37,7 +37,9 @@ use tokio::sync::{Notify, mpsc, watch};
 use super::Registry;
 use super::announce::{self, Listeners, Next, Subscription, Wants};
 use super::deferred::Waiters;
-use super::wire::{Era, Framed, Headers, Incoming, Outbound, classify, error, frame};
+use super::wire::{
+    Era, Framed, Headers, Incoming, Outbound, Rejected, Reply, classify, error, frame,
+};
 use crate::era;
 
 /// Settings of a [`Server`]: `ServerBuilder::new().port(0).bearer_token(..).listen(registry)`.
@@ -752,6 +754,16 @@ impl Body for ReplyBody {
     }
 }
 
+/// The HTTP status of a reply: 200 for an answer (a result, or an error about the request's
+/// content), else what its rejection means.
+fn status_of(reply: &Reply) -> StatusCode {
+    match reply.rejected {
+        None => StatusCode::OK,
+        Some(Rejected::BadRequest) => StatusCode::BAD_REQUEST,
+        Some(Rejected::UnknownMethod) => StatusCode::NOT_FOUND,
+    }
+}
+
 fn response(status: StatusCode, body: Option<String>) -> Response<ReplyBody> {
     let json = body.is_some();
     let mut response = Response::new(ReplyBody::Full(body.map(Bytes::from)));
@@ -964,7 +976,7 @@ async fn handle(request: Request<IncomingBody>, state: &State, busy: Busy) -> Re
     loop {
         match tokio::time::timeout(wait, replies.recv()).await {
             Ok(Some(Outbound::Done(reply))) => {
-                let status = StatusCode::from_u16(reply.status).unwrap_or(StatusCode::OK);
+                let status = status_of(&reply);
                 let mut r = response(status, Some(reply.text));
                 if session {
                     let id = session_id();
@@ -1078,7 +1090,7 @@ fn listen(
         match announce::open(&id, request.params.notifications.as_deref(), by) {
             Ok(opened) => opened,
             Err(refused) => {
-                let status = StatusCode::from_u16(refused.status).unwrap_or(StatusCode::OK);
+                let status = status_of(&refused);
                 return response(status, Some(refused.text));
             }
         };

@@ -24,8 +24,8 @@ use super::registrar::{Edits, Registrar};
 use super::resources::{Completer, Resource, Template};
 use super::tasks::{self, NewTask, TaskInputs, Tasks};
 use super::wire::{
-    CallResult, Capabilities, Era, Framed, Incoming, Outbound, Params, Rare, Reply, Request, Text,
-    classify, error, error_with, frame, respond,
+    CallResult, Capabilities, Era, Framed, Incoming, Outbound, Params, Rare, Rejected, Reply,
+    Request, Text, classify, error, error_with, frame, respond,
 };
 use super::{
     Answer, CallHandler, Handler, InteractiveHandler, ToolDefinition, ToolError, ToolOutput,
@@ -665,38 +665,46 @@ impl<Ctx> Registry<Ctx> {
         let Incoming { request, era, .. } = incoming;
         let id = &request.id;
         let modern = era == Era::Modern;
-        let (text, status) = match (era, &*request.method) {
-            (Era::Legacy, "initialize") => (self.initialize(id, &request.params), 200),
-            (Era::Legacy, "ping") => (respond(id, &Map::new()), 200),
-            (Era::Legacy, "logging/setLevel") => self.set_level(id, &request.params),
-            (Era::Modern, "server/discover") => (self.discover(id), 200),
-            (_, "prompts/list") => (self.list_prompts(id, &request.params, modern), 200),
+        let reply = match (era, &*request.method) {
+            (Era::Legacy, "initialize") => Reply::answer(self.initialize(id, &request.params)),
+            (Era::Legacy, "ping") => Reply::answer(respond(id, &Map::new())),
+            (Era::Legacy, "logging/setLevel") => Reply::answer(self.set_level(id, &request.params)),
+            (Era::Modern, "server/discover") => Reply::answer(self.discover(id)),
+            (_, "prompts/list") => Reply::answer(self.list_prompts(id, &request.params, modern)),
             (_, "prompts/get") => {
                 let id = request.id.clone();
-                (self.get_prompt(ctx, &id, request.params, modern), 200)
+                Reply::answer(self.get_prompt(ctx, &id, request.params, modern))
             }
-            (_, "resources/list") => (self.list_resources(id, &request.params, modern), 200),
+            (_, "resources/list") => {
+                Reply::answer(self.list_resources(id, &request.params, modern))
+            }
             (_, "resources/templates/list") => {
-                (self.list_templates(id, &request.params, modern), 200)
+                Reply::answer(self.list_templates(id, &request.params, modern))
             }
-            (_, "resources/read") => (self.read_resource(ctx, id, &request.params, modern), 200),
-            (_, "completion/complete") => (self.complete(ctx, id, &request.params, modern), 200),
+            (_, "resources/read") => {
+                Reply::answer(self.read_resource(ctx, id, &request.params, modern))
+            }
+            (_, "completion/complete") => {
+                Reply::answer(self.complete(ctx, id, &request.params, modern))
+            }
             (Era::Legacy, "resources/subscribe") => {
-                (self.subscribe(id, &request.params, true), 200)
+                Reply::answer(self.subscribe(id, &request.params, true))
             }
             (Era::Legacy, "resources/unsubscribe") => {
-                (self.subscribe(id, &request.params, false), 200)
+                Reply::answer(self.subscribe(id, &request.params, false))
             }
-            (_, "tools/list") => {
-                let text = self.list(id, &request.params, modern);
-                (text, 200)
+            (_, "tools/list") => Reply::answer(self.list(id, &request.params, modern)),
+            (_, other) => {
+                let text = error(id, -32601, &format!("Method not found: {other}"));
+                // In 2026-07-28 an unknown method is a refusal of the request as such.
+                if modern {
+                    Reply::rejected(text, Rejected::UnknownMethod)
+                } else {
+                    Reply::answer(text)
+                }
             }
-            (_, other) => (
-                error(id, -32601, &format!("Method not found: {other}")),
-                if modern { 404 } else { 200 },
-            ),
         };
-        Some(Reply { text, status })
+        Some(reply)
     }
 
     fn initialize(&self, id: &Value, params: &Params) -> String {
@@ -724,7 +732,7 @@ impl<Ctx> Registry<Ctx> {
         )
     }
 
-    fn set_level(&mut self, id: &Value, params: &Params) -> (String, u16) {
+    fn set_level(&mut self, id: &Value, params: &Params) -> String {
         match params
             .level
             .as_ref()
@@ -733,16 +741,13 @@ impl<Ctx> Registry<Ctx> {
         {
             Some(level) => {
                 self.log_level = Some(level);
-                (respond(id, &Map::new()), 200)
+                respond(id, &Map::new())
             }
-            None => (
-                error(
-                    id,
-                    -32602,
-                    "Invalid params: level must be one of debug, info, notice, warning, error, \
-                     critical, alert, emergency",
-                ),
-                200,
+            None => error(
+                id,
+                -32602,
+                "Invalid params: level must be one of debug, info, notice, warning, error, \
+                 critical, alert, emergency",
             ),
         }
     }
@@ -834,10 +839,10 @@ impl<Ctx> Registry<Ctx> {
         // Requests to the client travel on the call's SSE stream, in the legacy era only.
         let requests = requests && streamable && !modern;
         let Request { id, params, .. } = request;
-        let done = |text: String, status: u16| {
+        let done = |reply: Reply| {
             #[cfg(feature = "tracing")]
             crate::trace::record("outcome", "protocol error");
-            Some(Reply { text, status })
+            Some(reply)
         };
         let Params {
             object,
@@ -848,34 +853,37 @@ impl<Ctx> Registry<Ctx> {
             ..
         } = params;
         if !object {
-            return done(
-                error(
-                    &id,
-                    -32602,
-                    "Invalid params: tools/call needs {\"name\", \"arguments\"}",
-                ),
-                200,
-            );
+            return done(Reply::answer(error(
+                &id,
+                -32602,
+                "Invalid params: tools/call needs {\"name\", \"arguments\"}",
+            )));
         }
         let Some(Text::Str(name)) = name else {
-            return done(
-                error(&id, -32602, "Invalid params: tools/call needs a tool name"),
-                200,
-            );
+            return done(Reply::answer(error(
+                &id,
+                -32602,
+                "Invalid params: tools/call needs a tool name",
+            )));
         };
         let arguments = match arguments {
             None => JsonTree::empty_object(),
             Some(arguments) if arguments.is_null() => JsonTree::empty_object(),
             Some(arguments) if arguments.is_object() => arguments,
             Some(_) => {
-                return done(
-                    error(&id, -32602, "Invalid params: arguments must be an object"),
-                    200,
-                );
+                return done(Reply::answer(error(
+                    &id,
+                    -32602,
+                    "Invalid params: arguments must be an object",
+                )));
             }
         };
         let Some(&index) = self.index.get(&*name) else {
-            return done(error(&id, -32602, &format!("Unknown tool: {name}")), 200);
+            return done(Reply::answer(error(
+                &id,
+                -32602,
+                &format!("Unknown tool: {name}"),
+            )));
         };
         let meta = meta.as_ref();
         let entry = &mut self.entries[index];
@@ -883,10 +891,7 @@ impl<Ctx> Registry<Ctx> {
         let answer = |result: CallResult| {
             #[cfg(feature = "tracing")]
             crate::trace::record("outcome", result.outcome());
-            Some(Reply {
-                text: result.respond(&id, result_type),
-                status: 200,
-            })
+            Some(Reply::answer(result.respond(&id, result_type)))
         };
         if modern && !entry.requires.is_empty() {
             let declared = meta
@@ -900,7 +905,7 @@ impl<Ctx> Registry<Ctx> {
                 .collect();
             if !missing.is_empty() {
                 let names: Vec<&String> = missing.keys().collect();
-                return done(
+                return done(Reply::rejected(
                     error_with(
                         &id,
                         era::code::MISSING_REQUIRED_CLIENT_CAPABILITY,
@@ -911,22 +916,22 @@ impl<Ctx> Registry<Ctx> {
                         ),
                         Some(&serde_json::json!({ "requiredCapabilities": missing })),
                     ),
-                    400,
-                );
+                    Rejected::BadRequest,
+                ));
             }
         }
         if modern
             && let Some(headers) = &param_headers
             && let Err(what) = check_param_headers(&entry.mirrored, &arguments, headers)
         {
-            return done(
+            return done(Reply::rejected(
                 error(
                     &id,
                     era::code::HEADER_MISMATCH,
                     &format!("Bad Request: the request headers and body disagree: {what}"),
                 ),
-                400,
-            );
+                Rejected::BadRequest,
+            ));
         }
         // Whether the call runs as a task: a tool that allows it, called by a client that asks
         // (2026-07-28: the extension declared on the request; legacy: a `task` parameter).
@@ -943,27 +948,21 @@ impl<Ctx> Registry<Ctx> {
             };
         if support == super::TaskSupport::Required && !as_task {
             if modern {
-                let refused = tasks::missing_extension(&id, &format!("{name} (a task-only tool)"));
-                return done(refused.text, refused.status);
+                let what = format!("{name} (a task-only tool)");
+                return done(tasks::missing_extension(&id, &what));
             }
-            return done(
-                error(
-                    &id,
-                    -32601,
-                    &format!("{name} runs only as a task: call it with a `task` parameter"),
-                ),
-                200,
-            );
+            return done(Reply::answer(error(
+                &id,
+                -32601,
+                &format!("{name} runs only as a task: call it with a `task` parameter"),
+            )));
         }
         if !modern && legacy_task.is_some() && support == super::TaskSupport::Forbidden {
-            return done(
-                error(
-                    &id,
-                    -32601,
-                    &format!("{name} does not run as a task: call it without `task`"),
-                ),
-                200,
-            );
+            return done(Reply::answer(error(
+                &id,
+                -32601,
+                &format!("{name} does not run as a task: call it without `task`"),
+            )));
         }
         let task = as_task.then(|| TaskPlan {
             owner,
@@ -1003,7 +1002,7 @@ impl<Ctx> Registry<Ctx> {
                 let rare = rare.as_deref().unwrap_or(&none);
                 let input = match self.input(rare, meta, binding, modern) {
                     Ok(input) => input,
-                    Err(refused) => return done(refused.reply(&id), 200),
+                    Err(refused) => return done(Reply::answer(refused.reply(&id))),
                 };
                 let Run::Ask(ask) = &mut self.entries[index].run else {
                     return None;
@@ -1048,7 +1047,7 @@ impl<Ctx> Registry<Ctx> {
                         #[cfg(feature = "tracing")]
                         crate::trace::record("outcome", "input required");
                         let text = self.input_required(&id, asked, &input, binding, modern, &name);
-                        Some(Reply { text, status: 200 })
+                        Some(Reply::answer(text))
                     }
                     Ok(Err(failure)) => answer(CallResult::failure(&failure)),
                     Err(panic) => answer(panicked(&name, panic)),
@@ -1151,10 +1150,7 @@ impl<Ctx> Registry<Ctx> {
                     },
                     modern,
                 );
-                Some(Reply {
-                    text: respond(&id, &created),
-                    status: 200,
-                })
+                Some(Reply::answer(respond(&id, &created)))
             }
         }
     }
@@ -1191,10 +1187,7 @@ impl<Ctx> Registry<Ctx> {
             },
             modern,
         );
-        Some(Reply {
-            text: respond(id, &created),
-            status: 200,
-        })
+        Some(Reply::answer(respond(id, &created)))
     }
 }
 

@@ -18,7 +18,7 @@ use serde_json::{Map, Value};
 use tokio::sync::mpsc;
 
 use super::deferred::Waiters;
-use super::wire::{ClientResponse, Outbound, OutboundTx, Reply, error, respond};
+use super::wire::{ClientResponse, Outbound, OutboundTx, Rejected, Reply, error, respond};
 use crate::era::{self, Era};
 
 /// Whom a task belongs to: a digest of the request's credential (`Authorization`); `None` for
@@ -453,7 +453,7 @@ impl Tasks {
                 }
                 for (request, outlet, _) in task.waiting.drain(..) {
                     let text = error(&request, -32602, &format!("task {id} expired"));
-                    let _ = outlet.send(Outbound::Done(Reply { text, status: 200 }));
+                    let _ = outlet.send(Outbound::Done(Reply::answer(text)));
                 }
             }
         }
@@ -469,10 +469,9 @@ impl Tasks {
                 return true;
             }
             for (request, outlet, _) in std::mem::take(&mut task.waiting) {
-                let _ = outlet.send(Outbound::Done(Reply {
-                    text: legacy_result(id, task, &request),
-                    status: 200,
-                }));
+                let _ = outlet.send(Outbound::Done(Reply::answer(legacy_result(
+                    id, task, &request,
+                ))));
             }
             false
         });
@@ -548,7 +547,7 @@ impl Tasks {
         self.refresh();
         let id = &request.id;
         let modern = era == Era::Modern;
-        let reply = |text: String| Some(Reply { text, status: 200 });
+        let reply = |text: String| Some(Reply::answer(text));
         let rare = request.params.rare.as_deref();
         let poll_interval = self.limits.poll_interval;
         if modern && !request_declares(request) {
@@ -685,12 +684,12 @@ pub(crate) fn declared(capabilities: Option<&[String]>) -> bool {
     capabilities.is_some_and(|d| d.iter().any(|c| is_tasks_extension(c)))
 }
 
-/// `-32021`: the request needs the tasks extension (HTTP 400).
+/// `-32021`: the request needs the tasks extension (a bad request).
 pub(crate) fn missing_extension(id: &Value, what: &str) -> Reply {
     let mut extensions = Map::new();
     extensions.insert(era::TASKS_EXTENSION.into(), Value::Object(Map::new()));
-    Reply {
-        text: super::wire::error_with(
+    Reply::rejected(
+        super::wire::error_with(
             id,
             era::code::MISSING_REQUIRED_CLIENT_CAPABILITY,
             &format!(
@@ -701,8 +700,8 @@ pub(crate) fn missing_extension(id: &Value, what: &str) -> Reply {
             ),
             Some(&serde_json::json!({"requiredCapabilities": {"extensions": extensions}})),
         ),
-        status: 400,
-    }
+        Rejected::BadRequest,
+    )
 }
 
 /// A notification of a task's call, tagged with `_meta["io.modelcontextprotocol/related-task"]`

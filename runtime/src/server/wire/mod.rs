@@ -20,11 +20,40 @@ pub(crate) use frame::{
 };
 pub(crate) use reply::{CallResult, error, error_with, notification, respond};
 
-/// A reply and the HTTP status it goes out with.
+/// A reply: its JSON-RPC text, and whether it refuses the request as a whole, which only the
+/// HTTP layer turns into a status (`server/http.rs`); other transports send the text alone.
 #[derive(Debug)]
 pub(crate) struct Reply {
     pub text: String,
-    pub status: u16,
+    pub rejected: Option<Rejected>,
+}
+
+impl Reply {
+    /// An answer: a result, or an error about the request's content (HTTP 200).
+    pub(crate) fn answer(text: String) -> Self {
+        Reply {
+            text,
+            rejected: None,
+        }
+    }
+
+    /// A refusal of the request as such.
+    pub(crate) fn rejected(text: String, why: Rejected) -> Self {
+        Reply {
+            text,
+            rejected: Some(why),
+        }
+    }
+}
+
+/// Why a request is refused as a whole (2026-07-28 over HTTP: a status besides the error).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Rejected {
+    /// Malformed as a request of its kind: a missing required capability (`-32021`), headers
+    /// that disagree with the body (HTTP 400).
+    BadRequest,
+    /// A method the server does not have (`-32601`, HTTP 404).
+    UnknownMethod,
 }
 
 /// What a call sends back to its transport, in order: notifications, then one answer.
