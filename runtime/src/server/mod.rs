@@ -35,6 +35,7 @@
 
 mod announce;
 mod deferred;
+mod game;
 mod http;
 mod input;
 mod prompts;
@@ -54,7 +55,8 @@ pub use crate::CompletionRef;
 pub use crate::ToolError;
 pub use crate::era::LogLevel;
 pub use deferred::{Call, ClientRequest};
-pub use http::{PollStats, Server, ServerBuilder};
+pub use game::{PollStats, Server};
+pub use http::ServerBuilder;
 pub use input::{Input, InputRequired, Outcome};
 pub use mcp_bindgen_macro::{McpPrompt, McpTool};
 pub use prompts::{McpPrompt, PromptArgument, PromptDefinition, PromptHandler};

@@ -133,7 +133,10 @@ fn task_ids_need_the_tasks_extension_and_are_acknowledged() {
     ));
     // The error a transport sends: -32021 naming the extension, HTTP 400.
     let reply = open(&json!(3), Some(&filter), Listening::default()).unwrap_err();
-    assert_eq!(reply.rejected, Some(crate::server::wire::Rejected::BadRequest));
+    assert_eq!(
+        reply.rejected,
+        Some(crate::server::wire::Rejected::BadRequest)
+    );
     let error: Value = serde_json::from_str(&reply.text).unwrap();
     assert_eq!(error["error"]["code"], -32021, "{error}");
     assert!(
