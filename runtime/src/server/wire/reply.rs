@@ -3,7 +3,8 @@
 use serde::Serialize;
 use serde_json::{Map, Value};
 
-use crate::server::{Answer, ToolError};
+use crate::ToolError;
+use crate::server::tool::Answer;
 
 pub(crate) fn notification(method: &str, params: Map<String, Value>) -> String {
     #[derive(Serialize)]
