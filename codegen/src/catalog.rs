@@ -23,7 +23,8 @@ pub(crate) struct Catalog {
 }
 
 /// `taken`: the client's method names already in use (the tools' and the client's own).
-pub(crate) fn emit(capture: &Capture, taken: &mut BTreeSet<String>) -> Catalog {
+/// `Err`: a method's tokens did not parse (a generator bug).
+pub(crate) fn emit(capture: &Capture, taken: &mut BTreeSet<String>) -> syn::Result<Catalog> {
     let mut items = TokenStream::new();
     let mut methods: Vec<TokenStream> = Vec::new();
     let mut free = |wanted: String| {
@@ -152,11 +153,13 @@ pub(crate) fn emit(capture: &Capture, taken: &mut BTreeSet<String>) -> Catalog {
             }
         }
     }
+    // Tokens this module wrote: one that does not parse is a bug to report, never a method
+    // left out in silence.
     let methods = methods
         .into_iter()
-        .filter_map(|tokens| syn::parse2::<syn::ImplItem>(tokens).ok())
-        .collect();
-    Catalog { items, methods }
+        .map(syn::parse2::<syn::ImplItem>)
+        .collect::<syn::Result<_>>()?;
+    Ok(Catalog { items, methods })
 }
 
 /// The arguments struct (none for a prompt without arguments) and the method.

@@ -41,17 +41,19 @@ pub(crate) fn file(
         .unwrap_or_else(|| config.module.clone());
     debug_assert_eq!(plans.len(), signatures.len(), "a signature per plan");
     let has_types = !type_items.is_empty();
-    let (tokens, methods) = match capture {
-        Some(capture) => client(config, capture, &server_name, plans, signatures, has_types),
-        None => (types_only(config, &server_name), Vec::new()),
-    };
-    let mut file: syn::File = syn::parse2(tokens).map_err(|e| {
+    let does_not_parse = |e: syn::Error| {
         Diagnostic::new(
             file_name,
             format!("internal error: generated code does not parse: {e}"),
         )
         .help("please report this with the capture attached")
-    })?;
+    };
+    let (tokens, methods) = match capture {
+        Some(capture) => client(config, capture, &server_name, plans, signatures, has_types)
+            .map_err(does_not_parse)?,
+        None => (types_only(config, &server_name), Vec::new()),
+    };
+    let mut file: syn::File = syn::parse2(tokens).map_err(does_not_parse)?;
     if !methods.is_empty() {
         // The methods are syntax trees already: they go into the last inherent `impl`,
         // `Client`'s methods, after parsing.
@@ -136,7 +138,7 @@ fn client(
     plans: &[Plan<'_>],
     signatures: &[Signature],
     has_types: bool,
-) -> (TokenStream, Vec<syn::ImplItem>) {
+) -> syn::Result<(TokenStream, Vec<syn::ImplItem>)> {
     let module_doc = inner_doc(&about(config, capture, server_name, plans.len()));
     let templates = Templates::new();
     let mut schemas = Vec::new();
@@ -162,7 +164,7 @@ fn client(
                 .map(str::to_owned),
         )
         .collect();
-    let catalog = crate::catalog::emit(capture, &mut taken);
+    let catalog = crate::catalog::emit(capture, &mut taken)?;
     methods.extend(catalog.methods);
     let catalog_items = catalog.items;
     let fake = fake.tokens(server_name);
@@ -297,7 +299,7 @@ fn client(
 
         #fake
     };
-    (tokens, methods)
+    Ok((tokens, methods))
 }
 
 /// The module's doc: the server, the inputs it was generated from, how to call it.
