@@ -307,7 +307,7 @@ impl Plugin for McpPlugin {
         world.init_resource::<app_tools::Stepping>();
         world.init_resource::<PendingTools>();
         world.insert_resource(McpConfig(self.clone()));
-        world.insert_resource(SinkHolder(sink));
+        world.insert_resource(PendingCrashSink(sink));
         app.add_systems(self.schedule, poll);
     }
 
@@ -378,7 +378,7 @@ impl McpTools {
 
 /// The crash sink between `build` and `start`.
 #[derive(Resource)]
-struct SinkHolder(Arc<crash::Sink>);
+struct PendingCrashSink(Arc<crash::Sink>);
 
 fn register_builtins(registry: &mut Registry<World>, read_only: bool) {
     use app_tools::*;
@@ -420,7 +420,7 @@ fn start(world: &mut World) {
         return;
     };
     let sink = world
-        .remove_resource::<SinkHolder>()
+        .remove_resource::<PendingCrashSink>()
         .map_or_else(|| Arc::new(crash::Sink::default()), |s| s.0);
     crash::claim_thread(&sink);
     let mut registry = Registry::new(config.name.clone(), config.version.clone());

@@ -376,8 +376,8 @@ impl<T: DeserializeOwned> TypedResult<T> {
     /// `structuredContent` decoded from its bytes (so [`Error::Decode`] names the path in the
     /// text the server sent).
     fn general(&self, method: &str, id: Option<u64>, body: &[u8]) -> Result<Step<T>, Error> {
-        // Not an object, keys twice, an error, no result: through a `Value` of the message, as
-        // before this module, for the same answers and errors.
+        // Not an object, keys twice, an error, no result: through a `Value` of the whole
+        // message, which gives the answers and errors of `decode_result` exactly.
         let Some(envelope) = is_object(body)
             .then(|| serde_json::from_slice::<RawEnvelope<'_>>(body).ok())
             .flatten()
@@ -422,7 +422,7 @@ impl<T: DeserializeOwned> TypedResult<T> {
 }
 
 impl<T: DeserializeOwned> TypedResult<T> {
-    /// The client before this module: the message parsed into a `Value`, then
+    /// The general path: the whole message parsed into a `Value`, then
     /// [`crate::decode_result`].
     fn via_value(&self, method: &str, id: Option<u64>, body: &[u8]) -> Result<Step<T>, Error> {
         match step_of(method, response_value(method, id, body)?)? {

@@ -29,12 +29,13 @@ pub(crate) struct Outgoing<'a> {
 #[derive(Clone, Copy)]
 pub(crate) struct MetaKeys<'a> {
     /// The 2026-07-28 era's keys: the version, the client's capabilities and its info.
-    pub(crate) modern: Option<Modern<'a>>,
+    pub(crate) modern: Option<ModernKeys<'a>>,
     pub(crate) progress_token: Option<u64>,
 }
 
+/// The 2026-07-28 era's `_meta` keys of a request.
 #[derive(Clone, Copy)]
-pub(crate) struct Modern<'a> {
+pub(crate) struct ModernKeys<'a> {
     pub(crate) version: &'a str,
     pub(crate) capabilities: &'a Value,
     pub(crate) client_name: &'a str,
@@ -201,7 +202,7 @@ mod tests {
     fn keys(modern: bool, progress_token: Option<u64>) -> MetaKeys<'static> {
         static CAPABILITIES: Value = Value::Null;
         MetaKeys {
-            modern: modern.then_some(Modern {
+            modern: modern.then_some(ModernKeys {
                 version: "2026-07-28",
                 capabilities: &CAPABILITIES,
                 client_name: "c",

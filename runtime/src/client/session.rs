@@ -16,7 +16,7 @@ use serde_json::{Map, Value, json};
 
 use super::decode::{Decoder, Step, TypedResult, ValueResult};
 use super::drift::{CatalogList, Drift};
-use super::outgoing::{MetaKeys, Modern};
+use super::outgoing::{MetaKeys, ModernKeys};
 use super::transport::{Reply, Transport};
 use super::{
     CallContext, CallOptions, LogMessage, Outgoing, Progress, Response, Settings, ToolList, lock,
@@ -155,7 +155,7 @@ impl Session {
         as_task: bool,
     ) -> Result<Outgoing<'a>, Error> {
         let keys = MetaKeys {
-            modern: version.filter(|n| n.is_modern()).map(|n| Modern {
+            modern: version.filter(|n| n.is_modern()).map(|n| ModernKeys {
                 version: &n.version,
                 capabilities: if as_task {
                     &self.with_tasks

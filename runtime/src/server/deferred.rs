@@ -57,7 +57,7 @@ impl Waiters {
 }
 
 /// The shared state of one [`Call`]: where its notifications and answer go.
-pub(crate) struct Slot {
+pub(crate) struct CallRoute {
     pub(super) tool: String,
     pub(super) wrap: bool,
     pub(super) when_crashed: bool,
@@ -71,10 +71,10 @@ pub(crate) struct Slot {
     /// A 2026-07-28 task's input requests: a request to the client is recorded there, for
     /// `tasks/get` to show and `tasks/update` to answer.
     pub(super) task_inputs: Option<Arc<TaskInputs>>,
-    pub(super) state: Mutex<SlotState>,
+    pub(super) state: Mutex<RouteState>,
 }
 
-pub(super) struct SlotState {
+pub(super) struct RouteState {
     pub(super) outlet: Option<OutboundTx>,
     pub(super) id: Value,
     pub(super) streamable: bool,
@@ -83,8 +83,8 @@ pub(super) struct SlotState {
     pub(super) answered: bool,
 }
 
-impl Slot {
-    pub(super) fn lock(&self) -> std::sync::MutexGuard<'_, SlotState> {
+impl CallRoute {
+    pub(super) fn lock(&self) -> std::sync::MutexGuard<'_, RouteState> {
         self.state.lock().unwrap_or_else(|e| e.into_inner())
     }
 
@@ -190,7 +190,7 @@ impl Slot {
         state.answered || state.outlet.as_ref().is_none_or(|o| o.is_closed())
     }
 
-    pub(super) fn note(&self, text: impl FnOnce(&SlotState) -> Option<String>) -> bool {
+    pub(super) fn note(&self, text: impl FnOnce(&RouteState) -> Option<String>) -> bool {
         let state = self.lock();
         if state.answered || !state.streamable {
             return false;
@@ -215,7 +215,7 @@ impl Slot {
 /// over stdio); otherwise they are dropped here, and the answer stays one plain JSON
 /// response. Sending never blocks the game thread.
 pub struct Call<T> {
-    slot: Arc<Slot>,
+    slot: Arc<CallRoute>,
     output: PhantomData<fn(T)>,
 }
 
@@ -230,7 +230,7 @@ impl<T> std::fmt::Debug for Call<T> {
 
 impl<T> Call<T> {
     /// The handle a [`CallHandler`](super::CallHandler) answers `slot` through.
-    pub(super) fn new(slot: Arc<Slot>) -> Self {
+    pub(super) fn new(slot: Arc<CallRoute>) -> Self {
         Call {
             slot,
             output: PhantomData,

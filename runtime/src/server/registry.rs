@@ -17,7 +17,7 @@ use serde_json::{Map, Value};
 use tokio::sync::mpsc;
 
 use super::announce::{self, Changes, InBand};
-use super::deferred::{Call, Slot, SlotState, Waiters};
+use super::deferred::{Call, CallRoute, RouteState, Waiters};
 use super::input::{self, Input, Outcome, Sealer};
 use super::prompts::Prompt;
 use super::registrar::{Edits, Registrar};
@@ -74,7 +74,8 @@ fn capabilities(tasks: Option<Era>) -> Value {
 }
 
 type Now<Ctx> = Box<dyn FnMut(&mut Ctx, JsonTree) -> Result<Answer, ToolError> + Send>;
-type Start<Ctx> = Box<dyn FnMut(&mut Ctx, JsonTree, Arc<Slot>) -> Result<(), ToolError> + Send>;
+type Start<Ctx> =
+    Box<dyn FnMut(&mut Ctx, JsonTree, Arc<CallRoute>) -> Result<(), ToolError> + Send>;
 
 type Ask<Ctx> =
     Box<dyn FnMut(&mut Ctx, &JsonTree, &Input) -> Result<Outcome<Answer>, ToolError> + Send>;
@@ -149,7 +150,7 @@ pub struct Registry<Ctx> {
     /// The legacy era's `logging/setLevel` (a stateless server has one for every client).
     log_level: Option<LogLevel>,
     /// Deferred calls not answered yet.
-    outstanding: Vec<Arc<Slot>>,
+    outstanding: Vec<Arc<CallRoute>>,
     /// Requests sent to clients during calls, waiting for their responses.
     pub(crate) waiters: Arc<Waiters>,
     /// What changed since a transport last announced it.
@@ -1094,7 +1095,7 @@ impl<Ctx> Registry<Ctx> {
                 // to the `tasks/result` requests waiting on it (2026-07-28 tasks send none).
                 let task_notes = in_task && !modern;
                 let notes = streamable && !in_task || task_notes;
-                let slot = Arc::new(Slot {
+                let slot = Arc::new(CallRoute {
                     tool: name.to_string(),
                     wrap,
                     when_crashed: entry.def.when_crashed,
@@ -1105,7 +1106,7 @@ impl<Ctx> Registry<Ctx> {
                     waiters: (requests && !in_task || inputs.is_some())
                         .then(|| self.waiters.clone()),
                     task_inputs: inputs.clone(),
-                    state: Mutex::new(SlotState {
+                    state: Mutex::new(RouteState {
                         outlet: outlet.clone(),
                         id: if in_task { Value::Null } else { id.clone() },
                         streamable: notes,

@@ -13,13 +13,13 @@ use serde_json::{Map, Value};
 use super::{Registry, Run, panicked};
 use crate::JsonTree;
 use crate::server::ToolError;
-use crate::server::deferred::{ClientRequest, Slot, SlotState};
+use crate::server::deferred::{CallRoute, ClientRequest, RouteState};
 use crate::server::input::{Input, InputRequired, Outcome};
 use crate::server::wire::{CallResult, Outbound, OutboundTx};
 
 /// A legacy call waiting for its client's answers.
 pub(super) struct Asking {
-    slot: Arc<Slot>,
+    slot: Arc<CallRoute>,
     tool: String,
     arguments: JsonTree,
     /// Requests sent and not answered yet, by key.
@@ -46,12 +46,12 @@ impl<Ctx> Registry<Ctx> {
         id: Value,
         outlet: Option<OutboundTx>,
         streamable: bool,
-    ) -> Arc<Slot> {
+    ) -> Arc<CallRoute> {
         let when_crashed = self
             .index
             .get(tool)
             .is_some_and(|&i| self.entries[i].def.when_crashed);
-        Arc::new(Slot {
+        Arc::new(CallRoute {
             tool: tool.to_owned(),
             wrap: false,
             when_crashed,
@@ -61,7 +61,7 @@ impl<Ctx> Registry<Ctx> {
             modern: false,
             waiters: Some(self.waiters.clone()),
             task_inputs: None,
-            state: Mutex::new(SlotState {
+            state: Mutex::new(RouteState {
                 outlet,
                 id,
                 streamable,
@@ -75,7 +75,7 @@ impl<Ctx> Registry<Ctx> {
     /// Sends what the handler asked on the call's stream and waits (deferred) for the answers.
     pub(super) fn ask_over_stream(
         &mut self,
-        slot: Arc<Slot>,
+        slot: Arc<CallRoute>,
         tool: String,
         arguments: JsonTree,
         asked: InputRequired,
@@ -186,7 +186,10 @@ impl<Ctx> Registry<Ctx> {
 }
 
 /// Sends each request asked on the call's stream.
-fn send(slot: &Slot, asked: &InputRequired) -> Result<Vec<(String, ClientRequest)>, ToolError> {
+fn send(
+    slot: &CallRoute,
+    asked: &InputRequired,
+) -> Result<Vec<(String, ClientRequest)>, ToolError> {
     if asked.requests.is_empty() {
         return Err(ToolError::new(format!(
             "{} asked for input but named no request",
