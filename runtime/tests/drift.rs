@@ -335,18 +335,30 @@ async fn check_drift_lists_now() {
 /// A module "generated" from version 1 of the server's prompts, resources and templates (less
 /// `unused_prompt`, which it has no method for), with the tools of [`provenance`].
 fn catalog_provenance() -> &'static Provenance {
-    use mcp_bindgen_diff::catalog::Catalog;
-    let prompts = json!([
-        {"name": "brief", "arguments": [{"name": "level"}]},
-        {"name": "gone_prompt"},
-        {"name": "stable", "arguments": [{"name": "tone", "required": true}]},
-    ]);
-    let resources =
-        json!([{"name": "log", "uri": "game://log"}, {"name": "map", "uri": "game://map"}]);
     let templates = json!([
         {"name": "level", "uriTemplate": "game://levels/{id}"},
         {"name": "entity", "uriTemplate": "game://entities/{id}"},
     ]);
+    module_with_catalog(
+        version_1_prompts(),
+        json!([{"name": "log", "uri": "game://log"}, {"name": "map", "uri": "game://map"}]),
+        templates,
+    )
+}
+
+/// The prompts of version 1 that [`catalog_provenance`]'s module uses.
+fn version_1_prompts() -> Value {
+    json!([
+        {"name": "brief", "arguments": [{"name": "level"}]},
+        {"name": "gone_prompt"},
+        {"name": "stable", "arguments": [{"name": "tone", "required": true}]},
+    ])
+}
+
+/// A module with the tools of [`provenance`] that uses these prompts, resources and
+/// templates.
+fn module_with_catalog(prompts: Value, resources: Value, templates: Value) -> &'static Provenance {
+    use mcp_bindgen_diff::catalog::Catalog;
     let list = |v: &Value| v.as_array().cloned().unwrap_or_default();
     let (p, r, t) = (list(&prompts), list(&resources), list(&templates));
     let catalog = Catalog::from_json(&p, &r, &t);
@@ -359,13 +371,12 @@ fn catalog_provenance() -> &'static Provenance {
     )))
 }
 
-/// How many catalog checks (each a `prompts/list`, `resources/list` and
-/// `resources/templates/list`) the server answered.
-async fn catalog_lists(client: &StdioClient) -> u64 {
+/// How many `prompts/list`, `resources/list` and `resources/templates/list` requests the
+/// server answered, in that order.
+async fn catalog_lists(client: &StdioClient) -> [u64; 3] {
     let stats = client.call_tool("stats", Map::new()).await.expect("stats");
-    stats.structured_content.expect("structured")["catalog_lists"]
-        .as_u64()
-        .expect("a count")
+    let counts = &stats.structured_content.expect("structured")["catalog_lists"];
+    ["prompts", "resources", "resourceTemplates"].map(|key| counts[key].as_u64().expect("a count"))
 }
 
 /// Prompts, resources and templates (legacy era, `Strict`): checked once with the three
@@ -392,7 +403,11 @@ async fn strict_refuses_the_prompts_and_resources_that_broke_and_only_those() {
     }
     let report = client.catalog_drift(provenance).expect("checked");
     assert!(report.unchanged(), "{report}");
-    assert_eq!(catalog_lists(&client).await, 1, "one check for four calls");
+    assert_eq!(
+        catalog_lists(&client).await,
+        [1, 1, 1],
+        "one check for four calls"
+    );
 
     client
         .call_tool("change_catalog", Map::new())
@@ -440,7 +455,7 @@ async fn strict_refuses_the_prompts_and_resources_that_broke_and_only_those() {
     }
     assert_eq!(
         catalog_lists(&client).await,
-        2,
+        [2, 2, 2],
         "one more after list_changed"
     );
     assert_eq!(lists(&client).await, 0, "no tools/list for the catalog");
@@ -482,7 +497,7 @@ async fn the_catalog_is_trusted_for_its_ttl_and_warn_and_off_let_calls_through()
         .check_catalog(provenance, Kind::Prompt, "gone_prompt")
         .await
         .expect("the v1 lists are still fresh");
-    assert_eq!(catalog_lists(&client).await, 1);
+    assert_eq!(catalog_lists(&client).await, [1, 1, 1]);
 
     let (client, reports) = server("legacy", 0, DriftPolicy::Warn).await;
     client
@@ -505,6 +520,64 @@ async fn the_catalog_is_trusted_for_its_ttl_and_warn_and_off_let_calls_through()
         .check_catalog(provenance, Kind::Prompt, "gone_prompt")
         .await
         .expect("off");
-    assert_eq!(catalog_lists(&client).await, 0);
+    assert_eq!(catalog_lists(&client).await, [0, 0, 0]);
     assert_eq!(client.catalog_drift(provenance), None);
+}
+
+/// A check lists only what the modules it serves use: a module of prompts alone sends
+/// `prompts/list` alone (a server's resources can be thousands of pages); once a module that
+/// uses all three is served too, its first check sends the three lists, and judges both.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_catalog_check_lists_only_what_the_modules_use() {
+    use mcp_bindgen::drift::Kind;
+    let (client, _reports) = server("legacy", 0, DriftPolicy::Strict).await;
+    let prompts_only = module_with_catalog(version_1_prompts(), json!([]), json!([]));
+    client
+        .check_catalog(prompts_only, Kind::Prompt, "brief")
+        .await
+        .expect("v1");
+    assert_eq!(catalog_lists(&client).await, [1, 0, 0]);
+    assert!(
+        client
+            .catalog_drift(prompts_only)
+            .expect("checked")
+            .unchanged()
+    );
+
+    let everything = catalog_provenance();
+    client
+        .check_catalog(everything, Kind::Resource, "game://log")
+        .await
+        .expect("v1");
+    assert_eq!(catalog_lists(&client).await, [2, 1, 1]);
+    assert!(
+        client
+            .catalog_drift(everything)
+            .expect("checked")
+            .unchanged()
+    );
+
+    client
+        .call_tool("change_catalog", Map::new())
+        .await
+        .expect("change_catalog");
+    let refused = client
+        .check_catalog(prompts_only, Kind::Prompt, "gone_prompt")
+        .await
+        .expect_err("gone in version 2");
+    assert!(
+        matches!(refused, mcp_bindgen::Error::Drift { .. }),
+        "{refused}"
+    );
+    assert_eq!(
+        catalog_lists(&client).await,
+        [3, 2, 2],
+        "both modules served: the three lists"
+    );
+    assert!(
+        !client
+            .catalog_drift(everything)
+            .expect("judged too")
+            .unchanged()
+    );
 }

@@ -41,7 +41,8 @@ const RECHECK_FLOOR: Duration = Duration::from_secs(1);
 const RETRY_AFTER: Duration = Duration::from_secs(5);
 
 /// A server's prompts, resources and resource templates, every page of each list, as a
-/// catalog check is handed them; a list the server does not serve is empty.
+/// catalog check is handed them; a list the server does not serve, or that no module uses
+/// (see [`Drift::catalog_needs`]), is empty.
 #[derive(Debug, Default)]
 pub(crate) struct CatalogList {
     pub(crate) prompts: Vec<Value>,
@@ -49,6 +50,14 @@ pub(crate) struct CatalogList {
     pub(crate) templates: Vec<Value>,
     /// The shortest `ttlMs` of the three (modern era).
     pub(crate) ttl_ms: Option<u64>,
+}
+
+/// Which of a server's catalog lists a check fetches: those some module it serves uses.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(crate) struct CatalogNeeds {
+    pub(crate) prompts: bool,
+    pub(crate) resources: bool,
+    pub(crate) templates: bool,
 }
 
 /// The drift state of one client: a [`Ledger`] of tools and one of catalogs.
@@ -318,6 +327,22 @@ impl Drift {
     /// The server announced a new tool list: every tool check is stale.
     pub(crate) fn list_changed(&self) {
         self.tools.epoch.fetch_add(1, Ordering::AcqRel);
+    }
+
+    /// The lists a catalog check needs: those the modules checked so far (the caller's
+    /// included, registered before its fetch) use. A list none uses is never requested:
+    /// a server's resources can run to thousands of pages.
+    pub(crate) fn catalog_needs(&self) -> CatalogNeeds {
+        let mut needs = CatalogNeeds::default();
+        for guard in lock(&self.catalog.guards).values_mut() {
+            let provenance = guard.provenance;
+            let recorded = expected(guard, provenance.catalog());
+            let uses = |key: &str| recorded[key].as_array().is_some_and(|a| !a.is_empty());
+            needs.prompts |= uses("prompts");
+            needs.resources |= uses("resources");
+            needs.templates |= uses("resourceTemplates");
+        }
+        needs
     }
 
     /// The server announced new prompts or resources: every catalog check is stale.

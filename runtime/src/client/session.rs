@@ -659,17 +659,25 @@ pub(crate) async fn tool_list<T: Transport>(conn: &Connection<T>) -> Result<Tool
 }
 
 /// `prompts/list`, `resources/list` and `resources/templates/list`, every page of each, for
-/// the drift checks of the modules' catalogs. A list the server does not serve (`-32601`)
-/// is empty: what a module used from it is gone.
+/// the drift checks of the modules' catalogs: those of the three some module uses. A list
+/// the server does not serve (`-32601`) is empty: what a module used from it is gone.
 pub(crate) async fn catalog_list<T: Transport>(conn: &Connection<T>) -> Result<CatalogList, Error> {
     let session = &conn.session;
     let epoch = session.drift.catalog_epoch();
+    let needs = session.drift.catalog_needs();
     let mut list = CatalogList::default();
-    for (method, key) in [
-        ("prompts/list", "prompts"),
-        ("resources/list", "resources"),
-        ("resources/templates/list", "resourceTemplates"),
+    for (method, key, needed) in [
+        ("prompts/list", "prompts", needs.prompts),
+        ("resources/list", "resources", needs.resources),
+        (
+            "resources/templates/list",
+            "resourceTemplates",
+            needs.templates,
+        ),
     ] {
+        if !needed {
+            continue;
+        }
         let pages = match pages(conn, method, key).await {
             Ok(pages) => pages,
             Err(Error::Protocol { code: -32601, .. }) => continue,
