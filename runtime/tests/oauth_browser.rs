@@ -35,15 +35,20 @@ fn scripted(mode: &str, state: &str, requests: usize) -> (Result<String, Error>,
         .browser(format!("python3 {BROWSER} {mode} {}", log.display()))
         .timeout(Duration::from_secs(60));
     let result = pollster::block_on(sign_in.authorize(request(&sign_in, state)));
+    (result, logged(&log, requests))
+}
+
+/// The statuses the browser script logged, once there are `requests` of them (30 s at most).
+fn logged(log: &std::path::Path, requests: usize) -> Vec<String> {
     let deadline = std::time::Instant::now() + Duration::from_secs(30);
     loop {
-        let seen: Vec<String> = std::fs::read_to_string(&log)
+        let seen: Vec<String> = std::fs::read_to_string(log)
             .unwrap_or_default()
             .lines()
             .map(str::to_owned)
             .collect();
         if seen.len() >= requests || std::time::Instant::now() >= deadline {
-            return (result, seen);
+            return seen;
         }
         std::thread::sleep(Duration::from_millis(10));
     }
@@ -71,6 +76,34 @@ fn a_redirect_with_another_state_is_refused_and_the_wait_goes_on() {
             "404 /favicon.ico",
             "400 /callback?code=stolen&state=not-s2",
             "200 /callback?code=c0de&state=s2",
+        ]
+    );
+}
+
+/// Two sign-ins at once through clones of one `BrowserSignIn` (one listener): they take
+/// turns, so each gets the redirect its own browser sent, and neither sees a 400.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn two_sign_ins_at_once_take_turns_and_each_gets_its_own_redirect() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let log = dir.path().join("browser.log");
+    let first = BrowserSignIn::new()
+        .expect("listens")
+        .browser(format!("python3 {BROWSER} approve {}", log.display()))
+        .timeout(Duration::from_secs(30));
+    let second = first.clone();
+    let (a, b) = tokio::join!(
+        first.authorize(request(&first, "first")),
+        second.authorize(request(&second, "second")),
+    );
+    assert!(a.expect("first signed in").ends_with("state=first"));
+    assert!(b.expect("second signed in").ends_with("state=second"));
+    let mut seen = logged(&log, 2);
+    seen.sort();
+    assert_eq!(
+        seen,
+        [
+            "200 /callback?code=c0de&state=first",
+            "200 /callback?code=c0de&state=second",
         ]
     );
 }

@@ -24,6 +24,10 @@ use crate::Error;
 /// on; one with `error` (the person declined) ends it with an [`Error::Auth`] naming the
 /// error; no redirect within the timeout (default 5 minutes) ends it too.
 ///
+/// Sign-ins through one `BrowserSignIn` (and its clones, which share its listener) take
+/// turns: a second one prints and opens its URL only when the first has ended, so each
+/// redirect reaches the sign-in that sent the browser.
+///
 /// ```no_run
 /// # async fn run() -> Result<(), mcp_bindgen::Error> {
 /// use mcp_bindgen::oauth::{BrowserSignIn, FileTokenStore, OAuth};
@@ -42,6 +46,8 @@ pub struct BrowserSignIn {
     port: u16,
     browser: Option<String>,
     timeout: Duration,
+    /// Held through a sign-in: one at a time on the listener.
+    turn: Arc<tokio::sync::Mutex<()>>,
 }
 
 impl BrowserSignIn {
@@ -59,6 +65,7 @@ impl BrowserSignIn {
             port,
             browser: None,
             timeout: Duration::from_secs(300),
+            turn: Arc::default(),
         })
     }
 
@@ -83,7 +90,8 @@ impl BrowserSignIn {
 
     /// The authorization step: prints and opens `request.url`, then waits for the redirect
     /// and returns the URL the browser was sent to (what [`OAuth::on_authorize`](super::OAuth::on_authorize)'s
-    /// hook returns). Waits on a thread of its own, so any executor can await it.
+    /// hook returns). Waits on a thread of its own, so any executor can await it; waits
+    /// first for a sign-in already under way on this listener to end.
     pub async fn authorize(&self, request: AuthorizationRequest) -> Result<String, Error> {
         let state = Url::parse(&request.url)
             .ok()
@@ -98,6 +106,7 @@ impl BrowserSignIn {
                     request.url
                 ))
             })?;
+        let _turn = self.turn.lock().await;
         if let Some(reason) = &request.reason {
             eprintln!("Signing in again: {reason}.");
         }
