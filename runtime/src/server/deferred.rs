@@ -81,6 +81,27 @@ pub(super) struct RouteState {
     pub(super) progress_token: Option<Value>,
     pub(super) log_level: Option<LogLevel>,
     pub(super) answered: bool,
+    /// While the handler's `start` runs, an answer is held here for `Registry::run` to
+    /// return (an answer given at once leaves the way every other answer does); afterwards
+    /// it goes through the outlet.
+    pub(super) holding: bool,
+    pub(super) held: Option<Reply>,
+}
+
+impl RouteState {
+    /// Gives the answer: held while the handler's `start` runs, sent through the outlet after.
+    /// Returns whether it can still reach the client.
+    fn give(&mut self, reply: Reply) -> bool {
+        let outlet = self.outlet.take();
+        if self.holding {
+            self.held = Some(reply);
+            return true;
+        }
+        match outlet {
+            Some(outlet) => outlet.send(Outbound::Done(reply)).is_ok(),
+            None => false,
+        }
+    }
 }
 
 impl CallRoute {
@@ -96,10 +117,7 @@ impl CallRoute {
         }
         state.answered = true;
         let text = result.respond(&state.id, self.result_type);
-        match state.outlet.take() {
-            Some(outlet) => outlet.send(Outbound::Done(Reply::answer(text))).is_ok(),
-            None => false,
-        }
+        state.give(Reply::answer(text))
     }
 
     /// Answers with a JSON-RPC error instead of a result, unless an answer was sent.
@@ -110,10 +128,15 @@ impl CallRoute {
         }
         state.answered = true;
         let text = error(&state.id, code, message);
-        match state.outlet.take() {
-            Some(outlet) => outlet.send(Outbound::Done(Reply::answer(text))).is_ok(),
-            None => false,
-        }
+        state.give(Reply::answer(text))
+    }
+
+    /// Ends the handler's `start`: the answer it gave, if it gave one, for `Registry::run`
+    /// to return; any later answer goes through the outlet.
+    pub(super) fn take_held(&self) -> Option<Reply> {
+        let mut state = self.lock();
+        state.holding = false;
+        state.held.take()
     }
 
     /// Sends `method` to the call's client on its stream (see [`Call::request`]).

@@ -37,9 +37,7 @@ use super::Registry;
 use super::announce::{self, Listeners, Next, Subscription, Wants};
 use super::deferred::Waiters;
 use super::game::{Running, Server};
-use super::wire::{
-    Era, Framed, Headers, Incoming, Outbound, Rejected, Reply, classify, error, frame,
-};
+use super::wire::{Era, Headers, Incoming, Outbound, Received, Rejected, Reply, error, receive};
 use crate::era;
 
 /// Settings of a [`Server`]: `ServerBuilder::new().port(0).bearer_token(..).listen(registry)`.
@@ -520,15 +518,15 @@ fn response(status: StatusCode, body: Option<String>) -> Response<ReplyBody> {
 
 /// An HTTP error with a JSON-RPC error body, so MCP clients can show the reason.
 fn rejection(status: StatusCode, code: i64, message: &str) -> Response<ReplyBody> {
-    #[cfg(feature = "tracing")]
     refused(status, message);
     response(status, Some(error(&serde_json::Value::Null, code, message)))
 }
 
 /// The event of a refused request: a warning when the server could not serve it (5xx), else
-/// debug (the client's mistake).
-#[cfg(feature = "tracing")]
+/// debug (the client's mistake). Nothing without the `tracing` feature.
+#[cfg_attr(not(feature = "tracing"), allow(unused_variables))]
 fn refused(status: StatusCode, reason: &str) {
+    #[cfg(feature = "tracing")]
     if status.is_server_error() {
         tracing::warn!(status = status.as_u16(), reason, "request refused");
     } else {
@@ -649,27 +647,18 @@ async fn handle(request: Request<IncomingBody>, state: &State, busy: Busy) -> Re
         }
         Ok(Ok(collected)) => collected.to_bytes(),
     };
-    let request = match frame(&body) {
-        Framed::Invalid(rejected) => {
-            #[cfg(feature = "tracing")]
-            refused(StatusCode::BAD_REQUEST, "not a JSON-RPC request");
-            return response(StatusCode::BAD_REQUEST, Some(rejected.text()));
+    let (request, era) = match receive(&body, Some(&headers)) {
+        Received::Request(request, era) => (request, era),
+        Received::Refused { text, what } => {
+            refused(StatusCode::BAD_REQUEST, what);
+            return response(StatusCode::BAD_REQUEST, Some(text));
         }
-        Framed::NoReply => return response(StatusCode::ACCEPTED, None),
-        Framed::Response(answer) => {
+        Received::Notification => return response(StatusCode::ACCEPTED, None),
+        Received::Response(answer) => {
             // A client's response to a request a call sent on its stream: the call picks it
             // up on a later frame.
             state.waiters.deliver(answer);
             return response(StatusCode::ACCEPTED, None);
-        }
-        Framed::Request(request) => request,
-    };
-    let era = match classify(&request, Some(&headers)) {
-        Ok(era) => era,
-        Err(rejected) => {
-            #[cfg(feature = "tracing")]
-            refused(StatusCode::BAD_REQUEST, "the request's protocol metadata");
-            return response(StatusCode::BAD_REQUEST, Some(rejected.text()));
         }
     };
     if era == Era::Modern && request.method == "subscriptions/listen" {

@@ -24,8 +24,8 @@ use super::registrar::{Edits, Registrar};
 use super::resources::{Completer, Resource, Template};
 use super::tasks::{self, NewTask, TaskInputs, Tasks};
 use super::wire::{
-    CallResult, Capabilities, Era, Framed, Incoming, Outbound, Params, Rare, Rejected, Reply,
-    Request, Text, classify, error, error_with, frame, respond,
+    CallResult, Capabilities, Era, Incoming, Outbound, Params, Rare, Received, Rejected, Reply,
+    Request, Text, error, error_with, receive, respond,
 };
 use super::{
     Answer, CallHandler, Handler, InteractiveHandler, ToolDefinition, ToolError, ToolOutput,
@@ -532,23 +532,19 @@ impl<Ctx> Registry<Ctx> {
         mut note: impl FnMut(String),
         in_band: Option<&mut InBand>,
     ) -> Option<String> {
-        let request = match frame(text) {
-            Framed::Request(request) => request,
-            Framed::NoReply => {
+        let (request, era) = match receive(text, None) {
+            Received::Request(request, era) => (request, era),
+            Received::Notification => {
                 if let Some(in_band) = in_band {
                     in_band.cancelled(text);
                 }
                 return None;
             }
-            Framed::Response(response) => {
+            Received::Response(response) => {
                 self.waiters.deliver(response);
                 return None;
             }
-            Framed::Invalid(rejection) => return Some(rejection.text()),
-        };
-        let era = match classify(&request, None) {
-            Ok(era) => era,
-            Err(rejection) => return Some(rejection.text()),
+            Received::Refused { text, .. } => return Some(text),
         };
         match (era, &*request.method, in_band) {
             (Era::Legacy, "initialize", Some(in_band)) => in_band.legacy = true,
@@ -578,7 +574,7 @@ impl<Ctx> Registry<Ctx> {
             }
             _ => {}
         }
-        // A channel only for the tools that answer through one.
+        // A channel only for the tools that can send notifications or answer later.
         let (outlet, mut replies) = if self.answers_through_call(&request) {
             let (outlet, replies) = mpsc::unbounded_channel();
             (Some(outlet), Some(replies))
@@ -602,15 +598,12 @@ impl<Ctx> Registry<Ctx> {
         let Some(replies) = &mut replies else {
             return reply.map(|r| r.text);
         };
+        // The notifications the call sent before it answered or deferred.
+        while let Ok(Outbound::Note(text)) = replies.try_recv() {
+            note(text);
+        }
         if let Some(reply) = reply {
             return Some(reply.text);
-        }
-        loop {
-            match replies.try_recv() {
-                Ok(Outbound::Note(text)) => note(text),
-                Ok(Outbound::Done(reply)) => return Some(reply.text),
-                Ok(Outbound::Deferred(_)) | Err(_) => break,
-            }
         }
         // Deferred: nothing runs a later frame here, so the call fails now.
         let slot = self.outstanding.pop()?;
@@ -639,9 +632,11 @@ impl<Ctx> Registry<Ctx> {
                 .is_some_and(|&i| matches!(self.entries[i].run, Run::Call { .. }))
     }
 
-    /// Runs one framed, classified request. Returns its answer when it has one now; a
-    /// [`CallHandler`] call answers through `incoming.outlet` instead (with any notifications
-    /// before), now or on a later frame, and needs one.
+    /// Runs one framed, classified request. Returns its answer when the request is answered
+    /// before `run` returns, whatever its handler; only what comes later travels
+    /// `incoming.outlet`: the notifications a [`CallHandler`] sends before its answer, and the
+    /// answer of a call deferred to a later frame (or a legacy `tasks/result` that waits), which
+    /// then needs one.
     pub(crate) fn run(&mut self, ctx: &mut Ctx, incoming: Incoming) -> Option<Reply> {
         if incoming.request.method == "tools/call" {
             return self.call(ctx, incoming);
@@ -1113,6 +1108,10 @@ impl<Ctx> Registry<Ctx> {
                         progress_token: progress_token.filter(|_| notes),
                         log_level: log_level.filter(|_| notes),
                         answered: false,
+                        // A task's call answers into the task; the request's answer is the
+                        // task it made.
+                        holding: !in_task,
+                        held: None,
                     }),
                 });
                 let outcome =
@@ -1125,6 +1124,11 @@ impl<Ctx> Registry<Ctx> {
                     Err(panic) => {
                         slot.answer(&panicked(&name, panic));
                     }
+                }
+                if let Some(reply) = slot.take_held() {
+                    #[cfg(feature = "tracing")]
+                    crate::trace::record("outcome", "answered");
+                    return Some(reply);
                 }
                 #[cfg(feature = "tracing")]
                 if slot.is_finished() {

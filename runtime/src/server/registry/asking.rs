@@ -68,6 +68,8 @@ impl<Ctx> Registry<Ctx> {
                 progress_token: None,
                 log_level: None,
                 answered: false,
+                holding: false,
+                held: None,
             }),
         })
     }

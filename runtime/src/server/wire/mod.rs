@@ -1,7 +1,7 @@
-//! The server's wire layer, shared by the registry and both transports: framing a message
-//! ([`frame`]), telling its era ([`classify`]), and writing replies ([`reply`]); and the types a
-//! transport hands a request to the registry with ([`Incoming`]) and gets its answer back in
-//! ([`Outbound`]).
+//! The server's wire layer, shared by the registry and both transports: taking a message in
+//! ([`receive`]: framing it, then telling its era), and writing replies ([`reply`]); and the
+//! types a transport hands a request to the registry with ([`Incoming`]) and gets its answer
+//! back in ([`Outbound`]).
 
 mod classify;
 mod frame;
@@ -14,11 +14,56 @@ use std::time::Instant;
 use tokio::sync::mpsc;
 
 pub(crate) use crate::era::Era;
-pub(crate) use classify::{Headers, classify};
-pub(crate) use frame::{
-    Capabilities, ClientResponse, Framed, Meta, Params, Rare, Request, Text, frame,
-};
+pub(crate) use classify::Headers;
+use classify::classify;
+pub(crate) use frame::{Capabilities, ClientResponse, Meta, Params, Rare, Request, Text};
+use frame::{Framed, Rejection, frame};
 pub(crate) use reply::{CallResult, error, error_with, notification, respond};
+
+/// A message as it arrived, framed and its era told: the one way from bytes to a request, for
+/// the HTTP server and the registry's own `dispatch` alike.
+#[allow(
+    clippy::large_enum_variant,
+    reason = "a per-message temporary; a Box would allocate on every request"
+)]
+pub(crate) enum Received {
+    /// A request to run, in its era.
+    Request(Request, Era),
+    /// A notification: no reply.
+    Notification,
+    /// A client's response to a request a call sent it: no reply.
+    Response(ClientResponse),
+    /// Refused before any handler: the error to answer with (HTTP 400 over HTTP).
+    Refused {
+        /// The JSON-RPC error response.
+        text: String,
+        /// What was wrong, for the trace: the message's shape, or its protocol metadata.
+        what: &'static str,
+    },
+}
+
+/// Takes one message in: checks its JSON-RPC shape ([`frame`]), then, for a request, its era
+/// and whether its `_meta` and `headers` (HTTP's `Mcp-*`; `None` elsewhere) agree
+/// ([`classify`]).
+pub(crate) fn receive(body: &[u8], headers: Option<&Headers>) -> Received {
+    let request = match frame(body) {
+        Framed::Request(request) => request,
+        Framed::NoReply => return Received::Notification,
+        Framed::Response(response) => return Received::Response(response),
+        Framed::Invalid(rejection) => return refused(&rejection, "not a JSON-RPC request"),
+    };
+    match classify(&request, headers) {
+        Ok(era) => Received::Request(request, era),
+        Err(rejection) => refused(&rejection, "the request's protocol metadata"),
+    }
+}
+
+fn refused(rejection: &Rejection, what: &'static str) -> Received {
+    Received::Refused {
+        text: rejection.text(),
+        what,
+    }
+}
 
 /// A reply: its JSON-RPC text, and whether it refuses the request as a whole, which only the
 /// HTTP layer turns into a status (`server/http.rs`); other transports send the text alone.
@@ -63,7 +108,7 @@ pub(crate) enum Outbound {
     Note(String),
     /// The call was deferred to a later frame; its answer comes within this time.
     Deferred(Duration),
-    /// The answer.
+    /// The answer: `run`'s return value, sent on by the game loop, or one given later.
     Done(Reply),
 }
 
@@ -74,8 +119,8 @@ pub(crate) type OutboundTx = mpsc::UnboundedSender<Outbound>;
 pub(crate) struct Incoming {
     pub request: Request,
     pub era: Era,
-    /// Where notifications and a deferred answer go; `None` when the caller takes the answer
-    /// from `run`'s return value and the tool answers before `run` returns.
+    /// Where notifications and an answer given after `run` returned go (a deferred call's,
+    /// a waiting `tasks/result`'s); `None` when the caller only takes `run`'s return value.
     pub outlet: Option<OutboundTx>,
     /// Whether the transport can carry notifications before the answer (an SSE answer, or
     /// stdio lines).
