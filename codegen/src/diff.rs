@@ -112,15 +112,19 @@ pub fn read_module(path: &std::path::Path) -> Result<Capture, crate::error::Erro
         Diagnostic::new(path, format!("not a Rust file: {e}"))
             .help("name a module written by `mcp-bindgen generate` or `regenerate`")
     })?;
-    let (tools, catalog) = provenance(&file.items).ok_or_else(|| {
+    let recorded = provenance(&file.items).ok_or_else(|| {
         Diagnostic::new(path, "no `PROVENANCE` in this module").help(
             "modules record the tools they were generated from since mcp-bindgen 0.1.0: \
              run `mcp-bindgen regenerate` (or `generate`) again, or diff the capture itself",
         )
     })?;
+    let tools = recorded.tools().map_err(|what| {
+        Diagnostic::new(path, format!("`PROVENANCE` cannot be read back: {what}"))
+            .help("regenerate the module, or diff the capture it was made from")
+    })?;
     // The catalog is an object of `prompts`, `resources` and `resourceTemplates`, shaped as a
     // capture holds them: the tools join it.
-    let document = match catalog {
+    let document = match recorded.catalog {
         Some(catalog) if catalog.starts_with('{') && catalog.len() > 2 => {
             format!("{{\"tools\": {tools}, {}", &catalog[1..])
         }
@@ -129,32 +133,158 @@ pub fn read_module(path: &std::path::Path) -> Result<Capture, crate::error::Erro
     crate::capture::parse(path, document)
 }
 
-/// From `PROVENANCE`'s `Provenance::new(..)`, its last argument (the tools' canonical JSON),
-/// and from a `Provenance::with_catalog(Provenance::new(..), digest, catalog)` around it, the
-/// catalog's. The module's items, or
-/// those of a `pub mod` wrapping them.
-fn provenance(items: &[syn::Item]) -> Option<(String, Option<String>)> {
-    /// The last argument, when it is a string literal.
-    fn last(args: &syn::punctuated::Punctuated<syn::Expr, syn::Token![,]>) -> Option<String> {
-        match args.last() {
-            Some(syn::Expr::Lit(syn::ExprLit {
-                lit: syn::Lit::Str(text),
-                ..
-            })) => Some(text.value()),
-            _ => None,
+/// What a module's `PROVENANCE` records, as written in its source.
+#[derive(Default)]
+struct Recorded {
+    /// The tools' canonical JSON (`Provenance::new`'s last argument).
+    tools: String,
+    /// The catalog's canonical JSON (`with_catalog`'s last argument).
+    catalog: Option<String>,
+    /// The tools' names, in `TOOL_NAMES`' order.
+    names: Vec<String>,
+    /// `with_input_schemas`' statics, one per name, when the schemas are kept beside the JSON.
+    schemas: Vec<String>,
+    /// The module's `schemas` statics: each name and its JSON text.
+    statics: Vec<(String, String)>,
+}
+
+impl Recorded {
+    /// The tools' JSON, each input schema put back from its static when they are kept apart.
+    fn tools(&self) -> Result<String, String> {
+        if self.schemas.is_empty() {
+            return Ok(self.tools.clone());
         }
+        let mut tools: Vec<serde_json::Value> = serde_json::from_str(&self.tools)
+            .map_err(|e| format!("its tools' JSON does not parse: {e}"))?;
+        if self.schemas.len() != self.names.len() {
+            return Err(format!(
+                "{} input schemas for {} tool names",
+                self.schemas.len(),
+                self.names.len()
+            ));
+        }
+        for tool in &mut tools {
+            let Some(object) = tool.as_object_mut() else {
+                continue;
+            };
+            let name = object.get("name").and_then(serde_json::Value::as_str);
+            let Some(i) = name.and_then(|name| self.names.iter().position(|n| n == name)) else {
+                continue;
+            };
+            let schema = &self.schemas[i];
+            let text = self
+                .statics
+                .iter()
+                .find_map(|(ident, text)| (ident == schema).then_some(text))
+                .ok_or_else(|| format!("no static `schemas::{schema}`"))?;
+            let parsed = serde_json::from_str(text)
+                .map_err(|e| format!("`schemas::{schema}` does not parse: {e}"))?;
+            object.insert("inputSchema".to_owned(), parsed);
+        }
+        serde_json::to_string(&tools).map_err(|e| e.to_string())
     }
+}
+
+/// A string literal's value.
+fn literal(expr: &syn::Expr) -> Option<String> {
+    match expr {
+        syn::Expr::Lit(syn::ExprLit {
+            lit: syn::Lit::Str(text),
+            ..
+        }) => Some(text.value()),
+        _ => None,
+    }
+}
+
+/// `&[&schemas::A, ..]`: the statics' names.
+fn schema_list(expr: &syn::Expr) -> Option<Vec<String>> {
+    let syn::Expr::Reference(array) = expr else {
+        return None;
+    };
+    let syn::Expr::Array(array) = &*array.expr else {
+        return None;
+    };
+    array
+        .elems
+        .iter()
+        .map(|element| match element {
+            syn::Expr::Reference(syn::ExprReference { expr, .. }) => match &**expr {
+                syn::Expr::Path(path) => Some(path.path.segments.last()?.ident.to_string()),
+                _ => None,
+            },
+            _ => None,
+        })
+        .collect()
+}
+
+/// Reads `PROVENANCE`'s expression: `Provenance::new(..)` inside
+/// `Provenance::with_input_schemas(.., &[&schemas::A, ..])` (modules whose definitions hold
+/// their schemas have none) inside `Provenance::with_catalog(.., digest, catalog)` (when the
+/// module uses prompts or resources); each of the two also as a method call.
+fn read_expression(expr: &syn::Expr, recorded: &mut Recorded) -> Option<()> {
+    match expr {
+        syn::Expr::MethodCall(call) => {
+            read_expression(&call.receiver, recorded)?;
+            match call.method.to_string().as_str() {
+                "with_catalog" => recorded.catalog = Some(literal(call.args.last()?)?),
+                "with_input_schemas" => recorded.schemas = schema_list(call.args.first()?)?,
+                _ => return None,
+            }
+            Some(())
+        }
+        syn::Expr::Call(call) => {
+            let syn::Expr::Path(function) = &*call.func else {
+                return None;
+            };
+            match function.path.segments.last()?.ident.to_string().as_str() {
+                "new" => recorded.tools = literal(call.args.last()?)?,
+                "with_catalog" => {
+                    read_expression(call.args.first()?, recorded)?;
+                    recorded.catalog = Some(literal(call.args.last()?)?);
+                }
+                "with_input_schemas" => {
+                    read_expression(call.args.first()?, recorded)?;
+                    recorded.schemas = schema_list(call.args.last()?)?;
+                }
+                _ => return None,
+            }
+            Some(())
+        }
+        _ => None,
+    }
+}
+
+/// `PROVENANCE`, `TOOL_NAMES` and the `schemas` statics among the module's items, or among
+/// those of a `pub mod` wrapping them.
+fn provenance(items: &[syn::Item]) -> Option<Recorded> {
+    let mut recorded = Recorded::default();
+    let mut found = false;
     for item in items {
         match item {
             syn::Item::Static(s) if s.ident == "PROVENANCE" => {
-                let syn::Expr::Call(call) = &*s.expr else {
-                    return None;
+                read_expression(&s.expr, &mut recorded)?;
+                found = true;
+            }
+            syn::Item::Const(c) if c.ident == "TOOL_NAMES" => {
+                let syn::Expr::Reference(array) = &*c.expr else {
+                    continue;
                 };
-                // `Provenance::with_catalog(Provenance::new(..), digest, catalog)`.
-                if let Some(syn::Expr::Call(inner)) = call.args.first() {
-                    return Some((last(&inner.args)?, Some(last(&call.args)?)));
+                if let syn::Expr::Array(array) = &*array.expr {
+                    recorded.names = array.elems.iter().filter_map(literal).collect();
                 }
-                return Some((last(&call.args)?, None));
+            }
+            syn::Item::Mod(m) if m.ident == "schemas" => {
+                let Some((_, items)) = &m.content else {
+                    continue;
+                };
+                for item in items {
+                    if let syn::Item::Static(s) = item
+                        && let syn::Expr::Call(call) = &*s.expr
+                        && let Some(text) = call.args.first().and_then(literal)
+                    {
+                        recorded.statics.push((s.ident.to_string(), text));
+                    }
+                }
             }
             syn::Item::Mod(m) => {
                 if let Some(found) = m.content.as_ref().and_then(|(_, items)| provenance(items)) {
@@ -164,5 +294,9 @@ fn provenance(items: &[syn::Item]) -> Option<(String, Option<String>)> {
             _ => {}
         }
     }
-    None
+    found.then_some(recorded)
 }
+
+#[cfg(test)]
+#[path = "diff_tests.rs"]
+mod tests;

@@ -146,7 +146,7 @@ fn client(
     let mut fake = Fake::default();
     for (plan, signature) in plans.iter().zip(signatures) {
         let (fill, schema) = tool_methods(plan, signature);
-        schemas.extend(schema);
+        schemas.push(schema);
         fake.add(&fill);
         methods.extend(templates.fill(&fill));
     }
@@ -172,11 +172,29 @@ fn client(
     let generator = concat!("mcp-bindgen ", env!("CARGO_PKG_VERSION"));
     let listed = || plans.iter().map(|p| &p.tool.raw);
     let digest = mcp_bindgen_diff::digest::digest(listed());
-    let tools = raw_string(&mcp_bindgen_diff::digest::canonical(listed()));
+    // The definitions without their input schemas, which `schemas` holds: once in the module.
+    let without_schemas: Vec<serde_json::Value> = listed()
+        .map(|tool| {
+            let mut tool = tool.clone();
+            if let Some(object) = tool.as_object_mut() {
+                object.remove("inputSchema");
+            }
+            tool
+        })
+        .collect();
+    let tools = raw_string(&mcp_bindgen_diff::digest::canonical(&without_schemas));
+    let schema_refs = plans.iter().map(|p| {
+        let schema = format_ident!("{}", p.method.to_shouty_snake_case());
+        quote!(&schemas::#schema)
+    });
     // The prompts, resources and templates the module's methods use, checked as tools are.
     let used = crate::diff::catalog_of(capture);
+    // Calls in function form: prettyplease lays a method chain out as rustfmt would not.
     let tools_only = quote! {
-        ::mcp_bindgen::Provenance::new(#generator, #digest, TOOL_NAMES, #tools)
+        ::mcp_bindgen::Provenance::with_input_schemas(
+            ::mcp_bindgen::Provenance::new(#generator, #digest, TOOL_NAMES, #tools),
+            &[#(#schema_refs),*],
+        )
     };
     let (provenance_doc, provenance) = if used.is_empty() {
         (
@@ -208,14 +226,16 @@ fn client(
         quote!()
     } else {
         quote! {
-            /// Input schemas, checked before each call is sent.
+            /// The tools' input schemas: each call's arguments are checked against its tool's
+            /// before the call is sent, and `PROVENANCE` records them.
             mod schemas {
                 #(#schemas)*
             }
         }
     };
     let types_mod = types_module(config, plans, signatures, has_types);
-    let checked_arguments = if schemas.is_empty() {
+    let takes_arguments = signatures.iter().any(|s| !matches!(s.args, Args::None));
+    let checked_arguments = if !takes_arguments {
         quote!()
     } else {
         quote! {
@@ -346,11 +366,8 @@ fn about(config: &ServerConfig, capture: &Capture, server_name: &str, tools: usi
 }
 
 /// A tool's method pair, to fill into the templates, and the static holding its input
-/// schema when it takes arguments.
-fn tool_methods<'a>(
-    plan: &Plan<'a>,
-    signature: &Signature,
-) -> (Placeholders<'a>, Option<TokenStream>) {
+/// schema.
+fn tool_methods<'a>(plan: &Plan<'a>, signature: &Signature) -> (Placeholders<'a>, TokenStream) {
     let tool = plan.tool;
     let name = &tool.name;
     let schema_const = format_ident!("{}", plan.method.to_shouty_snake_case());
@@ -361,20 +378,18 @@ fn tool_methods<'a>(
         }
         None => syn::parse_quote!(::serde_json::Value),
     };
-    let (args, schema) = match &signature.args {
-        Args::None => (None, None),
-        Args::Typed(ty) | Args::Map(ty) => {
-            let ty = format_ident!("{ty}");
-            let json = serde_json::to_string(&tool.input_schema).unwrap_or_default();
-            let literal = raw_string(&json);
-            let schema_doc = format!(" The input schema of `{name}`, as the server sent it.");
-            let schema = quote! {
-                #[doc = #schema_doc]
-                pub(super) static #schema_const: ::mcp_bindgen::ToolSchema =
-                    ::mcp_bindgen::ToolSchema::new(#literal);
-            };
-            (Some((ty, schema_const)), Some(schema))
-        }
+    // Every tool's schema, with arguments or without: `PROVENANCE` refers to it.
+    let json = serde_json::to_string(&tool.input_schema).unwrap_or_default();
+    let literal = raw_string(&json);
+    let schema_doc = format!(" The input schema of `{name}`, as the server sent it.");
+    let schema = quote! {
+        #[doc = #schema_doc]
+        pub(super) static #schema_const: ::mcp_bindgen::ToolSchema =
+            ::mcp_bindgen::ToolSchema::new(#literal);
+    };
+    let args = match &signature.args {
+        Args::None => None,
+        Args::Typed(ty) | Args::Map(ty) => Some((format_ident!("{ty}"), schema_const)),
     };
     let raw_doc = doc_attrs(&format!(
         "Calls `{name}` like [`Self::{}`], without unwrapping the result envelope.\n\nA result with `isError: true` is still an [`mcp_bindgen::Error::Tool`].",

@@ -636,7 +636,8 @@ pub mod types {
     }
 }
 
-/// Input schemas, checked before each call is sent.
+/// The tools' input schemas: each call's arguments are checked against its tool's
+/// before the call is sent, and `PROVENANCE` records them.
 mod schemas {
     use mcp_bindgen::ToolSchema;
 
@@ -648,6 +649,11 @@ mod schemas {
     /// The input schema of `copy_scenario`, as the server sent it.
     pub(super) static COPY_SCENARIO: ToolSchema = ToolSchema::new(
         r#"{"type":"object","properties":{"scenario_id":{"type":"string","description":"24-char hex ObjectId from list_scenarios","pattern":"^[0-9a-fA-F]{24}$","minLength":24,"maxLength":24},"name":{"type":"string","description":"Display name for the copied scenario","maxLength":120}},"required":["scenario_id"],"additionalProperties":false}"#,
+    );
+
+    /// The input schema of `list_suites`, as the server sent it.
+    pub(super) static LIST_SUITES: ToolSchema = ToolSchema::new(
+        r#"{"type":"object","properties":{},"additionalProperties":false}"#,
     );
 
     /// The input schema of `create_batch`, as the server sent it.
@@ -668,6 +674,11 @@ mod schemas {
     /// The input schema of `get_submission`, as the server sent it.
     pub(super) static GET_SUBMISSION: ToolSchema = ToolSchema::new(
         r#"{"type":"object","properties":{"suite_key":{"type":"string"},"suite_version":{"type":"integer"},"submission_id":{"type":"string","description":"24-char hex ObjectId from submit_to_benchmark","pattern":"^[0-9a-fA-F]{24}$","minLength":24,"maxLength":24}},"required":["suite_key","suite_version","submission_id"],"additionalProperties":false}"#,
+    );
+
+    /// The input schema of `list_runs`, as the server sent it.
+    pub(super) static LIST_RUNS: ToolSchema = ToolSchema::new(
+        r#"{"type":"object","properties":{},"additionalProperties":false}"#,
     );
 
     /// The input schema of `get_scene`, as the server sent it.
@@ -722,11 +733,29 @@ pub const TOOL_NAMES: &[&str] = &[
 /// What this module was generated from: the generator, and the digest and definitions of the
 /// tools its client calls. Before a call, the client transports compare it with the server's
 /// `tools/list` (see [`mcp_bindgen::drift`]).
-pub static PROVENANCE: Provenance = Provenance::new(
-    "mcp-bindgen 0.1.0",
-    "sha256:067b0e94dadba455c021fdcd7ff928cdd34c65df55b7c3772c72d7fe66516d0a",
-    TOOL_NAMES,
-    r#"[{"description":"Copy a store scenario into your account. Required scope: manage:runs.","inputSchema":{"additionalProperties":false,"properties":{"name":{"description":"Display name for the copied scenario","maxLength":120,"type":"string"},"scenario_id":{"description":"24-char hex ObjectId from list_scenarios","maxLength":24,"minLength":24,"pattern":"^[0-9a-fA-F]{24}$","type":"string"}},"required":["scenario_id"],"type":"object"},"name":"copy_scenario"},{"description":"Create an eval batch of scenario runs. Required scope: manage:runs.","inputSchema":{"additionalProperties":false,"properties":{"reps_per_scenario":{"default":1,"description":"Repetitions per scenario, 1-10","maximum":10,"minimum":1,"type":"integer"},"scenario_ids":{"description":"24-char hex ObjectId strings from list_scenarios","items":{"maxLength":24,"minLength":24,"pattern":"^[0-9a-fA-F]{24}$","type":"string"},"type":"array"}},"required":["scenario_ids"],"type":"object"},"name":"create_batch"},{"description":"Get batch status and run counts. Required scope: manage:runs.","inputSchema":{"additionalProperties":false,"properties":{"batch_id":{"description":"24-char hex ObjectId from create_batch","maxLength":24,"minLength":24,"pattern":"^[0-9a-fA-F]{24}$","type":"string"}},"required":["batch_id"],"type":"object"},"name":"get_batch"},{"description":"Read coaching feedback for a completed run. Required scope: read:scores.","inputSchema":{"additionalProperties":false,"properties":{"run_id":{"description":"The eval run ID","type":"string"}},"required":["run_id"],"type":"object"},"name":"get_coaching"},{"description":"Get WebSocket join credentials. Required scope: play.","inputSchema":{"additionalProperties":false,"properties":{"run_id":{"description":"The eval run ID","type":"string"}},"required":["run_id"],"type":"object"},"name":"get_join_info"},{"description":"Read the current scene for a run. Required scope: play.","inputSchema":{"additionalProperties":false,"properties":{"run_id":{"description":"The eval run ID","type":"string"}},"required":["run_id"],"type":"object"},"name":"get_scene"},{"description":"Read the scorecard for a completed run. Required scope: read:scores.","inputSchema":{"additionalProperties":false,"properties":{"run_id":{"description":"The eval run ID","type":"string"}},"required":["run_id"],"type":"object"},"name":"get_scorecard"},{"description":"Check run status. Required scope: play.","inputSchema":{"additionalProperties":false,"properties":{"run_id":{"description":"The eval run ID","type":"string"}},"required":["run_id"],"type":"object"},"name":"get_status"},{"description":"Get submission status and result. Required scope: read:scores.","inputSchema":{"additionalProperties":false,"properties":{"submission_id":{"description":"24-char hex ObjectId from submit_to_benchmark","maxLength":24,"minLength":24,"pattern":"^[0-9a-fA-F]{24}$","type":"string"},"suite_key":{"type":"string"},"suite_version":{"type":"integer"}},"required":["suite_key","suite_version","submission_id"],"type":"object"},"name":"get_submission"},{"description":"List eval runs accessible to your API key. Required scope: play.","inputSchema":{"additionalProperties":false,"properties":{},"type":"object"},"name":"list_runs"},{"description":"List runnable scenarios (own + public store). Required scope: read:scores + simulation entitlement.","inputSchema":{"additionalProperties":false,"properties":{"limit":{"default":50,"description":"Page size, 1-100","maximum":100,"minimum":1,"type":"integer"},"offset":{"default":0,"description":"Pagination offset","minimum":0,"type":"integer"}},"type":"object"},"name":"list_scenarios"},{"description":"List released benchmark suites. Required scope: read:scores.","inputSchema":{"additionalProperties":false,"properties":{},"type":"object"},"name":"list_suites"},{"description":"Submit an action for the current turn. Required scope: play.","inputSchema":{"additionalProperties":false,"allOf":[{"if":{"properties":{"action_type":{"const":"choice"}},"required":["action_type"]},"then":{"required":["choice"]}},{"if":{"properties":{"action_type":{"const":"combat_action"}},"required":["action_type"]},"then":{"required":["combat"]}}],"properties":{"action_type":{"default":"speak","enum":["speak","act","speak_and_act","choice","vote","combat_action","roll"],"type":"string"},"choice":{"description":"1-based option number, required when action_type is \"choice\"","minimum":1,"type":"integer"},"combat":{"description":"Structured combat payload, required when action_type is \"combat_action\"","type":"object"},"content":{"description":"The action narrative","type":"string"},"run_id":{"description":"The eval run ID","type":"string"}},"required":["run_id","content"],"type":"object"},"name":"submit_action"},{"description":"Submit to a benchmark suite. Required scope: manage:runs + simulation entitlement.","inputSchema":{"additionalProperties":false,"properties":{"agent_label":{"description":"Display name (printable ASCII, max 64 chars)","maxLength":64,"pattern":"^[\\x20-\\x7E]*$","type":"string"},"publish":{"default":true,"description":"Publish to leaderboard","type":"boolean"},"suite_key":{"description":"Suite key from list_suites (e.g. \"core\")","type":"string"},"suite_version":{"description":"Version number from list_suites","type":"integer"}},"required":["suite_key","suite_version","agent_label"],"type":"object"},"name":"submit_to_benchmark"}]"#,
+pub static PROVENANCE: Provenance = Provenance::with_input_schemas(
+    Provenance::new(
+        "mcp-bindgen 0.1.0",
+        "sha256:067b0e94dadba455c021fdcd7ff928cdd34c65df55b7c3772c72d7fe66516d0a",
+        TOOL_NAMES,
+        r#"[{"description":"Copy a store scenario into your account. Required scope: manage:runs.","name":"copy_scenario"},{"description":"Create an eval batch of scenario runs. Required scope: manage:runs.","name":"create_batch"},{"description":"Get batch status and run counts. Required scope: manage:runs.","name":"get_batch"},{"description":"Read coaching feedback for a completed run. Required scope: read:scores.","name":"get_coaching"},{"description":"Get WebSocket join credentials. Required scope: play.","name":"get_join_info"},{"description":"Read the current scene for a run. Required scope: play.","name":"get_scene"},{"description":"Read the scorecard for a completed run. Required scope: read:scores.","name":"get_scorecard"},{"description":"Check run status. Required scope: play.","name":"get_status"},{"description":"Get submission status and result. Required scope: read:scores.","name":"get_submission"},{"description":"List eval runs accessible to your API key. Required scope: play.","name":"list_runs"},{"description":"List runnable scenarios (own + public store). Required scope: read:scores + simulation entitlement.","name":"list_scenarios"},{"description":"List released benchmark suites. Required scope: read:scores.","name":"list_suites"},{"description":"Submit an action for the current turn. Required scope: play.","name":"submit_action"},{"description":"Submit to a benchmark suite. Required scope: manage:runs + simulation entitlement.","name":"submit_to_benchmark"}]"#,
+    ),
+    &[
+        &schemas::LIST_SCENARIOS,
+        &schemas::COPY_SCENARIO,
+        &schemas::LIST_SUITES,
+        &schemas::CREATE_BATCH,
+        &schemas::GET_BATCH,
+        &schemas::SUBMIT_TO_BENCHMARK,
+        &schemas::GET_SUBMISSION,
+        &schemas::LIST_RUNS,
+        &schemas::GET_SCENE,
+        &schemas::SUBMIT_ACTION,
+        &schemas::GET_STATUS,
+        &schemas::GET_SCORECARD,
+        &schemas::GET_COACHING,
+        &schemas::GET_JOIN_INFO,
+    ],
 );
 
 /// Typed client for the Saving Throw MCP server: one method per tool.

@@ -189,7 +189,8 @@ pub mod types {
     }
 }
 
-/// Input schemas, checked before each call is sent.
+/// The tools' input schemas: each call's arguments are checked against its tool's
+/// before the call is sent, and `PROVENANCE` records them.
 mod schemas {
     use mcp_bindgen::ToolSchema;
 
@@ -237,11 +238,21 @@ pub const TOOL_NAMES: &[&str] = &[
 /// What this module was generated from: the generator, and the digest and definitions of the
 /// tools its client calls. Before a call, the client transports compare it with the server's
 /// `tools/list` (see [`mcp_bindgen::drift`]).
-pub static PROVENANCE: Provenance = Provenance::new(
-    "mcp-bindgen 0.1.0",
-    "sha256:73920309b5709e57d181bbc0e30f72203d8d5cd0a0953f7ad822085f56ee4727",
-    TOOL_NAMES,
-    r#"[{"description":"Get a world's summary.","inputSchema":{"additionalProperties":false,"properties":{"world_id":{"description":"The world's id","type":"string"}},"required":["world_id"],"type":"object"},"name":"get_world_summary"},{"description":"List a world's lore, optionally one collection.","inputSchema":{"additionalProperties":false,"properties":{"collection":{"description":"A lore collection","type":"string"},"world_id":{"description":"The world's id","type":"string"}},"required":["world_id"],"type":"object"},"name":"list_lore"},{"description":"List a world's wiki pages, optionally of one kind.","inputSchema":{"additionalProperties":false,"properties":{"kind":{"enum":["lore","faction","place","quest-log"],"type":"string"},"world_id":{"description":"The world's id","type":"string"}},"required":["world_id"],"type":"object"},"name":"list_wiki_pages"},{"description":"File a lore change proposal into the owner/GM review queue; never writes lore directly.","inputSchema":{"additionalProperties":false,"properties":{"changeset_id":{"description":"Changeset to add the proposal to","type":"string"},"diff_summary":{"description":"What the proposal changes","type":"string"},"operations":{"items":{"oneOf":[{"additionalProperties":false,"properties":{"collection":{"type":"string"},"entity":{"type":"object"},"op":{"const":"upsert","type":"string"}},"required":["op","collection","entity"],"type":"object"},{"additionalProperties":false,"properties":{"collection":{"type":"string"},"id":{"type":"string"},"op":{"const":"remove","type":"string"}},"required":["op","collection","id"],"type":"object"}]},"type":"array"},"world_id":{"description":"The world's id","type":"string"}},"required":["world_id","operations","diff_summary"],"type":"object"},"name":"propose_lore"},{"description":"Read a world.","inputSchema":{"additionalProperties":false,"properties":{"id":{"description":"The world's id","type":"string"}},"required":["id"],"type":"object"},"name":"read_world"},{"description":"Search a world's points of interest.","inputSchema":{"additionalProperties":false,"properties":{"request":{"additionalProperties":false,"properties":{"category":{"type":"string"},"limit":{"type":"integer"},"name":{"type":"string"},"radiusPx":{"type":"number"},"tags":{"items":{"type":"string"},"type":"array"},"x":{"type":"number"},"y":{"type":"number"}},"type":"object"},"world_id":{"description":"The world's id","type":"string"}},"required":["world_id","request"],"type":"object"},"name":"search_pois"}]"#,
+pub static PROVENANCE: Provenance = Provenance::with_input_schemas(
+    Provenance::new(
+        "mcp-bindgen 0.1.0",
+        "sha256:73920309b5709e57d181bbc0e30f72203d8d5cd0a0953f7ad822085f56ee4727",
+        TOOL_NAMES,
+        r#"[{"description":"Get a world's summary.","name":"get_world_summary"},{"description":"List a world's lore, optionally one collection.","name":"list_lore"},{"description":"List a world's wiki pages, optionally of one kind.","name":"list_wiki_pages"},{"description":"File a lore change proposal into the owner/GM review queue; never writes lore directly.","name":"propose_lore"},{"description":"Read a world.","name":"read_world"},{"description":"Search a world's points of interest.","name":"search_pois"}]"#,
+    ),
+    &[
+        &schemas::READ_WORLD,
+        &schemas::GET_WORLD_SUMMARY,
+        &schemas::LIST_LORE,
+        &schemas::PROPOSE_LORE,
+        &schemas::LIST_WIKI_PAGES,
+        &schemas::SEARCH_POIS,
+    ],
 );
 
 /// Typed client for the WorldForge MCP server: one method per tool.

@@ -12,18 +12,37 @@
 use std::fmt;
 
 pub use mcp_bindgen_diff::{Change, Kind, Severity};
+use serde_json::Value;
+
+use crate::ToolSchema;
 
 /// What a generated module was made from: written by the generator as the module's
 /// `PROVENANCE`, read by the client's drift check.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy)]
 pub struct Provenance {
     generator: &'static str,
     digest: &'static str,
     names: &'static [&'static str],
     tools: &'static str,
+    input_schemas: &'static [&'static ToolSchema],
     catalog_digest: &'static str,
     catalog: &'static str,
 }
+
+impl PartialEq for Provenance {
+    fn eq(&self, other: &Self) -> bool {
+        let schemas = |p: &Self| p.input_schemas.iter().map(|s| s.json());
+        self.generator == other.generator
+            && self.digest == other.digest
+            && self.names == other.names
+            && self.tools == other.tools
+            && schemas(self).eq(schemas(other))
+            && self.catalog_digest == other.catalog_digest
+            && self.catalog == other.catalog
+    }
+}
+
+impl Eq for Provenance {}
 
 impl Provenance {
     /// The provenance of a module: the generator (`mcp-bindgen 0.1.0`), the digest of its
@@ -40,8 +59,20 @@ impl Provenance {
             digest,
             names,
             tools,
+            input_schemas: &[],
             catalog_digest: "",
             catalog: "",
+        }
+    }
+
+    /// The same, its tools' input schemas kept beside it rather than in its JSON: `schemas`
+    /// holds one per name, in the order of [`Self::names`], and [`Self::definitions`] puts each
+    /// back into its tool. A generated module records its tools this way, so that each schema
+    /// is written once, in its `schemas` module, which its methods check arguments with.
+    pub const fn with_input_schemas(self, schemas: &'static [&'static ToolSchema]) -> Self {
+        Provenance {
+            input_schemas: schemas,
+            ..self
         }
     }
 
@@ -72,9 +103,41 @@ impl Provenance {
         self.names
     }
 
-    /// Those tools' definitions (a JSON array in canonical form).
+    /// Those tools' definitions as recorded: a JSON array in canonical form, without the
+    /// input schemas kept beside it ([`Self::with_input_schemas`]). [`Self::definitions`]
+    /// gives them whole.
     pub const fn tools(&self) -> &'static str {
         self.tools
+    }
+
+    /// The input schemas kept beside the definitions, one per name (empty when the
+    /// definitions hold their own).
+    pub const fn input_schemas(&self) -> &'static [&'static ToolSchema] {
+        self.input_schemas
+    }
+
+    /// Those tools' definitions, whole: the recorded JSON parsed, each tool's input schema put
+    /// back from [`Self::input_schemas`]. Empty when the recorded text is not a JSON array.
+    pub fn definitions(&self) -> Vec<Value> {
+        let mut tools: Vec<Value> = serde_json::from_str(self.tools).unwrap_or_default();
+        if self.input_schemas.is_empty() {
+            return tools;
+        }
+        for tool in &mut tools {
+            let Some(object) = tool.as_object_mut() else {
+                continue;
+            };
+            let schema = object
+                .get("name")
+                .and_then(Value::as_str)
+                .and_then(|name| self.names.iter().position(|n| *n == name))
+                .and_then(|i| self.input_schemas.get(i))
+                .and_then(|schema| schema.schema());
+            if let Some(schema) = schema {
+                object.insert("inputSchema".to_owned(), schema.clone());
+            }
+        }
+        tools
     }
 
     /// The digest of the prompts, resources and templates the module's methods use (empty

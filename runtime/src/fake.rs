@@ -116,9 +116,8 @@ impl Schemas {
             .get_or_init(|| {
                 // The generator wrote this JSON from the parsed capture: it is an array of
                 // tool objects. Anything else checks nothing rather than failing every call.
-                let tools: Vec<Value> =
-                    serde_json::from_str(self.provenance.tools()).unwrap_or_default();
-                tools
+                self.provenance
+                    .definitions()
                     .iter()
                     .filter_map(|tool| {
                         let name = tool.get("name")?.as_str()?.to_owned();

@@ -6,11 +6,14 @@
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use mcp_bindgen::{DriftPolicy, DriftReport, Error, Provenance, StdioClient, ToolCaller};
+use mcp_bindgen::{
+    DriftPolicy, DriftReport, Error, Provenance, StdioClient, ToolCaller, ToolSchema,
+};
 use serde_json::{Map, Value, json};
 
 /// The tools the client was "generated" from: version 1 of the server's list, less `unused`,
-/// `change` and `stats` (tools this client does not call).
+/// `change` and `stats` (tools this client does not call). Recorded as a generated module
+/// records them: the definitions without their input schemas, which are kept beside them.
 fn provenance() -> &'static Provenance {
     let tools = json!([
         {"name": "echo", "description": "Echoes.",
@@ -23,14 +26,28 @@ fn provenance() -> &'static Provenance {
     ]);
     let list = tools.as_array().expect("array");
     let digest = mcp_bindgen_diff::digest::digest(list);
-    let canonical = mcp_bindgen_diff::digest::canonical(list);
+    let mut without_schemas = list.clone();
+    let schemas: Vec<&'static ToolSchema> = without_schemas
+        .iter_mut()
+        .map(|tool| {
+            let schema = tool
+                .as_object_mut()
+                .and_then(|t| t.remove("inputSchema"))
+                .expect("a schema");
+            let text: &'static str = Box::leak(schema.to_string().into_boxed_str());
+            &*Box::leak(Box::new(ToolSchema::new(text)))
+        })
+        .collect();
+    let canonical = mcp_bindgen_diff::digest::canonical(&without_schemas);
     let names: &'static [&'static str] = &["echo", "free", "gone", "told"];
-    Box::leak(Box::new(Provenance::new(
+    let provenance = Provenance::new(
         "test",
         Box::leak(digest.into_boxed_str()),
         names,
         Box::leak(canonical.into_boxed_str()),
-    )))
+    )
+    .with_input_schemas(schemas.leak());
+    Box::leak(Box::new(provenance))
 }
 
 async fn server(era: &str, ttl_ms: u64, policy: DriftPolicy) -> (StdioClient, Reports) {

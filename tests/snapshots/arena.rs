@@ -72,13 +72,19 @@ pub mod types {
     }
 }
 
-/// Input schemas, checked before each call is sent.
+/// The tools' input schemas: each call's arguments are checked against its tool's
+/// before the call is sent, and `PROVENANCE` records them.
 mod schemas {
     use mcp_bindgen::ToolSchema;
 
     /// The input schema of `hit`, as the server sent it.
     pub(super) static HIT: ToolSchema = ToolSchema::new(
         r#"{"type":"object","properties":{"target":{"type":"string","minLength":1,"description":"The unit's name."},"damage":{"type":"integer","minimum":1,"maximum":100}},"required":["target","damage"],"additionalProperties":false}"#,
+    );
+
+    /// The input schema of `reset`, as the server sent it.
+    pub(super) static RESET: ToolSchema = ToolSchema::new(
+        r#"{"type":"object","properties":{},"additionalProperties":false}"#,
     );
 
     /// The input schema of `shout`, as the server sent it.
@@ -98,11 +104,14 @@ pub const TOOL_NAMES: &[&str] = &["hit", "reset", "shout", "siege"];
 /// What this module was generated from: the generator, and the digest and definitions of the
 /// tools its client calls. Before a call, the client transports compare it with the server's
 /// `tools/list` (see [`mcp_bindgen::drift`]).
-pub static PROVENANCE: Provenance = Provenance::new(
-    "mcp-bindgen 0.1.0",
-    "sha256:5a74246db4791a77cfbbb0ecb98f831121a237ffdf8fd5b248f1576400257765",
-    TOOL_NAMES,
-    r#"[{"description":"Hit a unit: its hit points after the blow (typed fakes: an output whose type is wider than its schema).","inputSchema":{"additionalProperties":false,"properties":{"damage":{"maximum":100,"minimum":1,"type":"integer"},"target":{"description":"The unit's name.","minLength":1,"type":"string"}},"required":["target","damage"],"type":"object"},"name":"hit","outputSchema":{"properties":{"hp":{"maximum":100,"minimum":0,"type":"integer"},"tags":{"items":{"maxLength":8,"type":"string"},"type":"array"},"target":{"type":"string"}},"required":["target","hp"],"type":"object"}},{"description":"Start the round again (typed fakes: a tool without arguments; tasks: one the server runs only as a task).","execution":{"taskSupport":"required"},"inputSchema":{"additionalProperties":false,"properties":{},"type":"object"},"name":"reset","outputSchema":{"properties":{"round":{"minimum":1,"type":"integer"}},"required":["round"],"type":"object"}},{"description":"Say something to every unit (typed fakes: a tool without an output schema).","inputSchema":{"properties":{"text":{"type":"string"}},"required":["text"],"type":"object"},"name":"shout"},{"description":"Besiege a castle for some rounds: who holds it after (tasks: a tool with arguments that the server runs only as a task).","execution":{"taskSupport":"required"},"inputSchema":{"additionalProperties":false,"properties":{"castle":{"type":"string"},"rounds":{"maximum":100000,"minimum":1,"type":"integer"}},"required":["castle","rounds"],"type":"object"},"name":"siege","outputSchema":{"properties":{"castle":{"type":"string"},"holder":{"type":"string"},"rounds":{"minimum":1,"type":"integer"}},"required":["castle","holder","rounds"],"type":"object"}}]"#,
+pub static PROVENANCE: Provenance = Provenance::with_input_schemas(
+    Provenance::new(
+        "mcp-bindgen 0.1.0",
+        "sha256:5a74246db4791a77cfbbb0ecb98f831121a237ffdf8fd5b248f1576400257765",
+        TOOL_NAMES,
+        r#"[{"description":"Hit a unit: its hit points after the blow (typed fakes: an output whose type is wider than its schema).","name":"hit","outputSchema":{"properties":{"hp":{"maximum":100,"minimum":0,"type":"integer"},"tags":{"items":{"maxLength":8,"type":"string"},"type":"array"},"target":{"type":"string"}},"required":["target","hp"],"type":"object"}},{"description":"Start the round again (typed fakes: a tool without arguments; tasks: one the server runs only as a task).","execution":{"taskSupport":"required"},"name":"reset","outputSchema":{"properties":{"round":{"minimum":1,"type":"integer"}},"required":["round"],"type":"object"}},{"description":"Say something to every unit (typed fakes: a tool without an output schema).","name":"shout"},{"description":"Besiege a castle for some rounds: who holds it after (tasks: a tool with arguments that the server runs only as a task).","execution":{"taskSupport":"required"},"name":"siege","outputSchema":{"properties":{"castle":{"type":"string"},"holder":{"type":"string"},"rounds":{"minimum":1,"type":"integer"}},"required":["castle","holder","rounds"],"type":"object"}}]"#,
+    ),
+    &[&schemas::HIT, &schemas::RESET, &schemas::SHOUT, &schemas::SIEGE],
 );
 
 /// Typed client for the arena MCP server: one method per tool.

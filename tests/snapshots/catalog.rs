@@ -16,6 +16,22 @@ use mcp_bindgen::{CallToolResult, DriftReport, Error, Provenance, ToolCaller, To
 use mcp_bindgen::fake::NoArguments;
 use serde_json::{Map, Value};
 
+/// The tools' input schemas: each call's arguments are checked against its tool's
+/// before the call is sent, and `PROVENANCE` records them.
+mod schemas {
+    use mcp_bindgen::ToolSchema;
+
+    /// The input schema of `read_resource`, as the server sent it.
+    pub(super) static READ_RESOURCE: ToolSchema = ToolSchema::new(
+        r#"{"type":"object"}"#,
+    );
+
+    /// The input schema of `prompt_briefing`, as the server sent it.
+    pub(super) static PROMPT_BRIEFING: ToolSchema = ToolSchema::new(
+        r#"{"type":"object"}"#,
+    );
+}
+
 /// The arguments of the server's prompts, one struct per prompt that takes any.
 pub mod prompts {
     /// The arguments of the `briefing` prompt.
@@ -50,11 +66,14 @@ pub const TOOL_NAMES: &[&str] = &["read_resource", "prompt_briefing"];
 /// a call, the client transports compare it with the server's lists (see
 /// [`mcp_bindgen::drift`]).
 pub static PROVENANCE: Provenance = Provenance::with_catalog(
-    Provenance::new(
-        "mcp-bindgen 0.1.0",
-        "sha256:d71e0d24fe6157f154f8d188c9261818f5c1b129c34925fa39fc5bd4e9db51cb",
-        TOOL_NAMES,
-        r#"[{"description":"A tool named like a prompt method.","inputSchema":{"type":"object"},"name":"prompt_briefing"},{"description":"A tool whose method name a generated resource method would take.","inputSchema":{"type":"object"},"name":"read_resource"}]"#,
+    Provenance::with_input_schemas(
+        Provenance::new(
+            "mcp-bindgen 0.1.0",
+            "sha256:d71e0d24fe6157f154f8d188c9261818f5c1b129c34925fa39fc5bd4e9db51cb",
+            TOOL_NAMES,
+            r#"[{"description":"A tool named like a prompt method.","name":"prompt_briefing"},{"description":"A tool whose method name a generated resource method would take.","name":"read_resource"}]"#,
+        ),
+        &[&schemas::READ_RESOURCE, &schemas::PROMPT_BRIEFING],
     ),
     "sha256:24782206a1d16b135c5edd1866be9c4bddf96556775d795628c5495308dd6465",
     r#"{"prompts":[{"arguments":[],"name":"Briefing"},{"arguments":[{"name":"goal","required":true},{"name":"level-id","required":false},{"name":"type","required":false}],"name":"briefing"},{"arguments":[],"name":"no-arguments"}],"resourceTemplates":[{"name":"entity","uriTemplate":"game://entity/{id}{?fields}"},{"name":"file","uriTemplate":"file:///{+path}"},{"name":"tile","uriTemplate":"map://{x},{y}/{uri}"}],"resources":[{"name":"Level","uri":"game://log"},{"name":"level","uri":"game://level"}]}"#,

@@ -558,7 +558,8 @@ pub mod types {
     }
 }
 
-/// Input schemas, checked before each call is sent.
+/// The tools' input schemas: each call's arguments are checked against its tool's
+/// before the call is sent, and `PROVENANCE` records them.
 mod schemas {
     use mcp_bindgen::ToolSchema;
 
@@ -637,6 +638,9 @@ mod schemas {
         r#"{"type":"object","properties":{"type":{"type":"string"},"self":{"type":"string"},"crate":{"type":"integer"},"async":{"type":"boolean"},"gen":{"type":"string"}}}"#,
     );
 
+    /// The input schema of `new`, as the server sent it.
+    pub(super) static NEW_TOOL: ToolSchema = ToolSchema::new(r#"{"type":"object"}"#);
+
     /// The input schema of `type_list`, as the server sent it.
     pub(super) static TYPE_LIST: ToolSchema = ToolSchema::new(
         r#"{"type":"object","properties":{"id":{"type":["string","integer"]},"note":{"type":["string","null"]},"labels":{"type":"object","additionalProperties":{"type":"string"}}}}"#,
@@ -650,6 +654,11 @@ mod schemas {
     /// The input schema of `with_output`, as the server sent it.
     pub(super) static WITH_OUTPUT: ToolSchema = ToolSchema::new(
         r#"{"type":"object","properties":{"q":{"type":"string"}},"required":["q"]}"#,
+    );
+
+    /// The input schema of `no_args_output`, as the server sent it.
+    pub(super) static NO_ARGS_OUTPUT: ToolSchema = ToolSchema::new(
+        r#"{"type":"object","additionalProperties":false}"#,
     );
 
     /// The input schema of `draft07`, as the server sent it.
@@ -698,11 +707,38 @@ pub const TOOL_NAMES: &[&str] = &[
 /// What this module was generated from: the generator, and the digest and definitions of the
 /// tools its client calls. Before a call, the client transports compare it with the server's
 /// `tools/list` (see [`mcp_bindgen::drift`]).
-pub static PROVENANCE: Provenance = Provenance::new(
-    "mcp-bindgen 0.1.0",
-    "sha256:ae6d0684d77c574199463f84ee27986226d1d332fafaccfba9644835a55dd609",
-    TOOL_NAMES,
-    r##"[{"description":"A pattern that is not an ECMAScript regex.","inputSchema":{"properties":{"code":{"pattern":"(?P<name>x)","type":"string"}},"type":"object"},"name":"bad_pattern"},{"description":"A oneOf told apart by a `const` without `type`.","inputSchema":{"properties":{"target":{"oneOf":[{"properties":{"kind":{"const":"file"},"path":{"type":"string"}},"required":["kind","path"],"type":"object"},{"properties":{"kind":{"const":"url"},"url":{"type":"string"}},"required":["kind","url"],"type":"object"}]}},"required":["target"],"type":"object"},"name":"bare_const"},{"description":"A $ref that points nowhere.","inputSchema":{"properties":{"x":{"$ref":"#/$defs/Missing"}},"type":"object"},"name":"dangling_ref"},{"description":"A draft-07 schema with definitions.","inputSchema":{"$schema":"http://json-schema.org/draft-07/schema#","definitions":{"Tag":{"enum":["x","y"],"type":"string"}},"properties":{"tags":{"items":{"$ref":"#/definitions/Tag"},"type":"array","uniqueItems":true}},"type":"object"},"name":"draft07"},{"description":"Emoji values; U+FE0F matters.","inputSchema":{"properties":{"arrow":{"enum":["⬆","⬆️","➡️",""],"type":"string"}},"type":"object"},"name":"emoji_enum"},{"description":"A network $ref (never fetched).","inputSchema":{"properties":{"x":{"$ref":"https://example.com/schema.json"}},"type":"object"},"name":"external_ref"},{"description":"An enum mixing types degrades to Value.","inputSchema":{"properties":{"value":{"enum":["a",1,true]}},"type":"object"},"name":"mixed_enum"},{"description":"A tool whose method would clash with Client::new.","inputSchema":{"type":"object"},"name":"new"},{"description":"No arguments, but an outputSchema.","inputSchema":{"additionalProperties":false,"type":"object"},"name":"no_args_output","outputSchema":{"properties":{"ok":{"type":"boolean"}},"required":["ok"],"type":"object"}},{"description":"null among enum values.","inputSchema":{"properties":{"mode":{"enum":["fast","slow",null]}},"type":"object"},"name":"nullable_enum"},{"description":"prefixItems with more items allowed.","inputSchema":{"properties":{"row":{"items":{"type":"integer"},"prefixItems":[{"type":"string"}],"type":"array"}},"type":"object"},"name":"open_tuple"},{"description":"Root-level patternProperties (typify panics on it).","inputSchema":{"patternProperties":{"^[a-z]+$":{"type":"integer"}},"type":"object"},"name":"pattern_map"},{"description":"Enum values that differ only in punctuation.","inputSchema":{"properties":{"order":{"enum":["a-b","a_b","a.b","+1","-1"],"type":"string"}},"type":"object"},"name":"punctuation_enum"},{"description":"Bounds typify does not enforce.","inputSchema":{"properties":{"n":{"maximum":100,"minimum":1,"type":"integer"},"xs":{"items":{"type":"integer"},"minItems":2,"type":"array"}},"required":["n","xs"],"type":"object"},"name":"ranges"},{"description":"A recursive tree through the root.","inputSchema":{"properties":{"children":{"items":{"$ref":"#"},"type":"array"},"name":{"type":"string"}},"required":["name"],"type":"object"},"name":"recursive"},{"description":"Mirrors a nested argument in a valid header: generated as usual.","inputSchema":{"properties":{"target":{"properties":{"shard":{"type":"integer","x-mcp-header":"Shard"}},"type":"object"}},"type":"object"},"name":"route_by_shard"},{"description":"Two tools reuse the $defs key `Options` with different shapes.","inputSchema":{"$defs":{"Options":{"properties":{"verbose":{"type":"boolean"}},"type":"object"}},"properties":{"options":{"$ref":"#/$defs/Options"}},"type":"object"},"name":"shared_defs_a"},{"description":"Second user of `Options`.","inputSchema":{"$defs":{"Options":{"properties":{"depth":{"type":"integer"}},"required":["depth"],"type":"object"}},"properties":{"options":{"$ref":"#/$defs/Options"}},"type":"object"},"name":"shared_defs_b"},{"description":"2020-12 prefixItems closed tuple.","inputSchema":{"properties":{"point":{"items":false,"minItems":2,"prefixItems":[{"type":"number"},{"type":"number"}],"type":"array"}},"type":"object"},"name":"tuple"},{"description":"A tool named after a Rust keyword, with keyword properties.","inputSchema":{"properties":{"async":{"type":"boolean"},"crate":{"type":"integer"},"gen":{"type":"string"},"self":{"type":"string"},"type":{"type":"string"}},"type":"object"},"name":"type"},{"description":"`type` lists and a schema for additionalProperties.","inputSchema":{"properties":{"id":{"type":["string","integer"]},"labels":{"additionalProperties":{"type":"string"},"type":"object"},"note":{"type":["string","null"]}},"type":"object"},"name":"type_list"},{"description":"A tool with an outputSchema.","inputSchema":{"properties":{"q":{"type":"string"}},"required":["q"],"type":"object"},"name":"with_output","outputSchema":{"properties":{"hits":{"type":"integer"},"items":{"items":{"type":"string"},"type":"array"}},"required":["hits","items"],"type":"object"}},{"description":"A $ref into #/properties (zod-to-json-schema).","inputSchema":{"properties":{"a":{"properties":{"n":{"type":"integer"}},"type":"object"},"b":{"$ref":"#/properties/a"}},"type":"object"},"name":"zod_ref"}]"##,
+pub static PROVENANCE: Provenance = Provenance::with_input_schemas(
+    Provenance::new(
+        "mcp-bindgen 0.1.0",
+        "sha256:ae6d0684d77c574199463f84ee27986226d1d332fafaccfba9644835a55dd609",
+        TOOL_NAMES,
+        r#"[{"description":"A pattern that is not an ECMAScript regex.","name":"bad_pattern"},{"description":"A oneOf told apart by a `const` without `type`.","name":"bare_const"},{"description":"A $ref that points nowhere.","name":"dangling_ref"},{"description":"A draft-07 schema with definitions.","name":"draft07"},{"description":"Emoji values; U+FE0F matters.","name":"emoji_enum"},{"description":"A network $ref (never fetched).","name":"external_ref"},{"description":"An enum mixing types degrades to Value.","name":"mixed_enum"},{"description":"A tool whose method would clash with Client::new.","name":"new"},{"description":"No arguments, but an outputSchema.","name":"no_args_output","outputSchema":{"properties":{"ok":{"type":"boolean"}},"required":["ok"],"type":"object"}},{"description":"null among enum values.","name":"nullable_enum"},{"description":"prefixItems with more items allowed.","name":"open_tuple"},{"description":"Root-level patternProperties (typify panics on it).","name":"pattern_map"},{"description":"Enum values that differ only in punctuation.","name":"punctuation_enum"},{"description":"Bounds typify does not enforce.","name":"ranges"},{"description":"A recursive tree through the root.","name":"recursive"},{"description":"Mirrors a nested argument in a valid header: generated as usual.","name":"route_by_shard"},{"description":"Two tools reuse the $defs key `Options` with different shapes.","name":"shared_defs_a"},{"description":"Second user of `Options`.","name":"shared_defs_b"},{"description":"2020-12 prefixItems closed tuple.","name":"tuple"},{"description":"A tool named after a Rust keyword, with keyword properties.","name":"type"},{"description":"`type` lists and a schema for additionalProperties.","name":"type_list"},{"description":"A tool with an outputSchema.","name":"with_output","outputSchema":{"properties":{"hits":{"type":"integer"},"items":{"items":{"type":"string"},"type":"array"}},"required":["hits","items"],"type":"object"}},{"description":"A $ref into #/properties (zod-to-json-schema).","name":"zod_ref"}]"#,
+    ),
+    &[
+        &schemas::SHARED_DEFS_A,
+        &schemas::SHARED_DEFS_B,
+        &schemas::BARE_CONST,
+        &schemas::PUNCTUATION_ENUM,
+        &schemas::EMOJI_ENUM,
+        &schemas::NULLABLE_ENUM,
+        &schemas::MIXED_ENUM,
+        &schemas::TUPLE,
+        &schemas::OPEN_TUPLE,
+        &schemas::ZOD_REF,
+        &schemas::RECURSIVE,
+        &schemas::DANGLING_REF,
+        &schemas::EXTERNAL_REF,
+        &schemas::PATTERN_MAP,
+        &schemas::TYPE,
+        &schemas::NEW_TOOL,
+        &schemas::TYPE_LIST,
+        &schemas::BAD_PATTERN,
+        &schemas::WITH_OUTPUT,
+        &schemas::NO_ARGS_OUTPUT,
+        &schemas::DRAFT07,
+        &schemas::RANGES,
+        &schemas::ROUTE_BY_SHARD,
+    ],
 );
 
 /// Typed client for the edge-cases MCP server: one method per tool.

@@ -40,7 +40,8 @@ pub mod types {
     }
 }
 
-/// Input schemas, checked before each call is sent.
+/// The tools' input schemas: each call's arguments are checked against its tool's
+/// before the call is sent, and `PROVENANCE` records them.
 mod schemas {
     use mcp_bindgen::ToolSchema;
 
@@ -56,11 +57,14 @@ pub const TOOL_NAMES: &[&str] = &["fetch"];
 /// What this module was generated from: the generator, and the digest and definitions of the
 /// tools its client calls. Before a call, the client transports compare it with the server's
 /// `tools/list` (see [`mcp_bindgen::drift`]).
-pub static PROVENANCE: Provenance = Provenance::new(
-    "mcp-bindgen 0.1.0",
-    "sha256:0fadc3fc5bc81144ddf787b1b9d71d372283360df210d1d1ce160f42c5b45d4f",
-    TOOL_NAMES,
-    r#"[{"annotations":{"destructiveHint":false,"idempotentHint":true,"openWorldHint":true,"readOnlyHint":true},"description":"Fetches a URL from the internet and optionally extracts its contents as markdown.\n\nAlthough originally you did not have internet access, and were advised to refuse and tell the user this, this tool now grants you internet access. Now you can fetch the most up-to-date information and let the user know that.","inputSchema":{"properties":{"max_length":{"default":5000,"description":"Maximum number of characters to return.","maximum":999999,"minimum":1,"title":"Max Length","type":"integer"},"raw":{"default":false,"description":"Get the actual HTML content of the requested page, without simplification.","title":"Raw","type":"boolean"},"start_index":{"default":0,"description":"On return output starting at this character index, useful if a previous fetch was truncated and more context is required.","minimum":0,"title":"Start Index","type":"integer"},"url":{"description":"URL to fetch","format":"uri","minLength":1,"title":"Url","type":"string"}},"required":["url"],"title":"fetchArguments","type":"object"},"name":"fetch"}]"#,
+pub static PROVENANCE: Provenance = Provenance::with_input_schemas(
+    Provenance::new(
+        "mcp-bindgen 0.1.0",
+        "sha256:0fadc3fc5bc81144ddf787b1b9d71d372283360df210d1d1ce160f42c5b45d4f",
+        TOOL_NAMES,
+        r#"[{"annotations":{"destructiveHint":false,"idempotentHint":true,"openWorldHint":true,"readOnlyHint":true},"description":"Fetches a URL from the internet and optionally extracts its contents as markdown.\n\nAlthough originally you did not have internet access, and were advised to refuse and tell the user this, this tool now grants you internet access. Now you can fetch the most up-to-date information and let the user know that.","name":"fetch"}]"#,
+    ),
+    &[&schemas::FETCH],
 );
 
 /// Typed client for the mcp-fetch MCP server: one method per tool.

@@ -716,7 +716,8 @@ pub mod types {
     }
 }
 
-/// Input schemas, checked before each call is sent.
+/// The tools' input schemas: each call's arguments are checked against its tool's
+/// before the call is sent, and `PROVENANCE` records them.
 mod schemas {
     use mcp_bindgen::ToolSchema;
 
@@ -776,11 +777,23 @@ pub const TOOL_NAMES: &[&str] = &[
 /// What this module was generated from: the generator, and the digest and definitions of the
 /// tools its client calls. Before a call, the client transports compare it with the server's
 /// `tools/list` (see [`mcp_bindgen::drift`]).
-pub static PROVENANCE: Provenance = Provenance::new(
-    "mcp-bindgen 0.1.0",
-    "sha256:4273b970326ddb6194283fb0ff2e4ee5eb28343b1c491d53c46da9d60c3f4571",
-    TOOL_NAMES,
-    r##"[{"description":"examples, x-* keys and titles only annotate.","inputSchema":{"properties":{"name":{"examples":["alice"],"title":"Name","type":"string","x-order":1},"nested":{"examples":[{"k":"v"}],"properties":{"k":{"title":"K","type":"string"}},"title":"Nested Thing","type":"object","x-internal":true},"size":{"examples":[1,2],"title":"Size","type":"integer","x-go-type":"int32"}},"required":["name"],"title":"AnnotationsArguments","type":"object","x-speakeasy-entity":"Thing"},"name":"annotations"},{"description":"oneOf of consts without type, titled, and an integer one.","inputSchema":{"properties":{"level":{"anyOf":[{"const":1},{"const":2},{"const":3}],"default":2},"mode":{"oneOf":[{"const":"fast","description":"Quick.","title":"Fast"},{"const":"thorough","title":"Thorough"}]}},"required":["mode"],"type":"object"},"name":"const_union_untyped"},{"description":"zod literal union with a default (anyOf of string consts).","inputSchema":{"$schema":"http://json-schema.org/draft-07/schema#","additionalProperties":false,"properties":{"query":{"type":"string"},"safesearch":{"anyOf":[{"const":"off","type":"string"},{"const":"moderate","type":"string"},{"const":"strict","type":"string"}],"default":"moderate","description":"Filter level."}},"required":["query"],"type":"object"},"name":"const_union_with_default"},{"description":"defaults that do not fit their schema.","inputSchema":{"properties":{"color":{"default":"blue","enum":["red","green"],"type":"string"},"count":{"default":"10","type":"integer"},"keep":{"default":false,"type":"boolean"},"ratio":{"default":true,"type":"number"},"tags":{"default":"none","items":{"type":"string"},"type":"array"}},"type":"object"},"name":"default_misfit"},{"description":"pydantic `x: str | None = None` as FastMCP passes it on.","inputSchema":{"additionalProperties":false,"properties":{"issue_key":{"pattern":"^[A-Z][A-Z0-9_]+-\\d+$","type":"string"},"labels":{"default":null,"items":{"type":"string"},"type":"array"},"limit":{"default":null,"minimum":1,"type":"integer"},"public":{"default":null,"type":"boolean"},"visibility":{"default":null,"type":"string"}},"required":["issue_key"],"type":"object"},"name":"default_null"},{"description":"A definition whose name has a space, referred to percent-encoded (`#/$defs/grid%20cell`), as JSON Schema writes a pointer inside a URI.","inputSchema":{"$defs":{"grid cell":{"maximum":9,"minimum":0,"type":"integer"}},"properties":{"cell":{"$ref":"#/$defs/grid%20cell"}},"required":["cell"],"type":"object"},"name":"encoded_ref"},{"description":"three spellings of an optional value that may be null.","inputSchema":{"properties":{"a":{"type":["string","null"]},"b":{"anyOf":[{"type":"integer"},{"type":"null"}],"default":null,"title":"B"},"c":{"nullable":true,"type":"string"},"d":{"nullable":true,"properties":{"x":{"type":"integer"}},"type":"object"}},"required":["a","c","d"],"type":"object"},"name":"nullable_forms"},{"description":"OpenAPI-derived: deep $ref chains and allOf compositions.","inputSchema":{"$defs":{"Base":{"properties":{"created_by":{"$ref":"#/$defs/UserRef"}},"required":["created_by"],"type":"object"},"PageId":{"$ref":"#/$defs/Uuid"},"PageRef":{"$ref":"#/$defs/PageId"},"Status":{"enum":["open","closed"],"type":"string"},"User":{"properties":{"id":{"$ref":"#/$defs/PageId"},"name":{"nullable":true,"type":"string"}},"required":["id"],"type":"object"},"UserRef":{"allOf":[{"$ref":"#/$defs/User"}],"description":"Who."},"Uuid":{"description":"An id.","format":"uuid","type":"string"}},"properties":{"filter":{"allOf":[{"$ref":"#/$defs/Base"},{"properties":{"status":{"$ref":"#/$defs/Status"}},"required":["status"],"type":"object"}]},"page":{"$ref":"#/$defs/PageRef"}},"required":["page"],"type":"object"},"name":"openapi_refs"}]"##,
+pub static PROVENANCE: Provenance = Provenance::with_input_schemas(
+    Provenance::new(
+        "mcp-bindgen 0.1.0",
+        "sha256:4273b970326ddb6194283fb0ff2e4ee5eb28343b1c491d53c46da9d60c3f4571",
+        TOOL_NAMES,
+        r#"[{"description":"examples, x-* keys and titles only annotate.","name":"annotations"},{"description":"oneOf of consts without type, titled, and an integer one.","name":"const_union_untyped"},{"description":"zod literal union with a default (anyOf of string consts).","name":"const_union_with_default"},{"description":"defaults that do not fit their schema.","name":"default_misfit"},{"description":"pydantic `x: str | None = None` as FastMCP passes it on.","name":"default_null"},{"description":"A definition whose name has a space, referred to percent-encoded (`#/$defs/grid%20cell`), as JSON Schema writes a pointer inside a URI.","name":"encoded_ref"},{"description":"three spellings of an optional value that may be null.","name":"nullable_forms"},{"description":"OpenAPI-derived: deep $ref chains and allOf compositions.","name":"openapi_refs"}]"#,
+    ),
+    &[
+        &schemas::CONST_UNION_WITH_DEFAULT,
+        &schemas::CONST_UNION_UNTYPED,
+        &schemas::DEFAULT_NULL,
+        &schemas::DEFAULT_MISFIT,
+        &schemas::NULLABLE_FORMS,
+        &schemas::ANNOTATIONS,
+        &schemas::OPENAPI_REFS,
+        &schemas::ENCODED_REF,
+    ],
 );
 
 /// Typed client for the idioms MCP server: one method per tool.

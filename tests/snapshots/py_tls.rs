@@ -221,7 +221,8 @@ pub mod types {
     }
 }
 
-/// Input schemas, checked before each call is sent.
+/// The tools' input schemas: each call's arguments are checked against its tool's
+/// before the call is sent, and `PROVENANCE` records them.
 mod schemas {
     use mcp_bindgen::ToolSchema;
 
@@ -270,11 +271,14 @@ pub const TOOL_NAMES: &[&str] = &["add", "count", "summarize"];
 /// a call, the client transports compare it with the server's lists (see
 /// [`mcp_bindgen::drift`]).
 pub static PROVENANCE: Provenance = Provenance::with_catalog(
-    Provenance::new(
-        "mcp-bindgen 0.1.0",
-        "sha256:215867598bbb095befeffb8094640f86e6bde8b45183a37d1b66d73fb9bd3e48",
-        TOOL_NAMES,
-        r##"[{"description":"Adds two numbers.","inputSchema":{"properties":{"a":{"title":"A","type":"number"},"b":{"title":"B","type":"number"}},"required":["a","b"],"title":"addArguments","type":"object"},"name":"add","outputSchema":{"properties":{"sum":{"title":"Sum","type":"number"}},"required":["sum"],"title":"Sum","type":"object"}},{"description":"Counts to n, with a progress notification per step.","inputSchema":{"properties":{"n":{"title":"N","type":"integer"}},"required":["n"],"title":"countArguments","type":"object"},"name":"count","outputSchema":{"properties":{"result":{"title":"Result","type":"string"}},"required":["result"],"title":"countOutput","type":"object"}},{"description":"Counts and sums lengths, and sorts each into small (under 10) or large.","inputSchema":{"properties":{"label":{"anyOf":[{"type":"string"},{"type":"null"}],"default":null,"title":"Label"},"unit":{"default":"m","enum":["m","km"],"title":"Unit","type":"string"},"values":{"items":{"type":"number"},"title":"Values","type":"array"}},"required":["values"],"title":"summarizeArguments","type":"object"},"name":"summarize","outputSchema":{"$defs":{"Item":{"properties":{"size":{"enum":["small","large"],"title":"Size","type":"string"},"value":{"title":"Value","type":"number"}},"required":["value","size"],"title":"Item","type":"object"}},"properties":{"count":{"title":"Count","type":"integer"},"items":{"items":{"$ref":"#/$defs/Item"},"title":"Items","type":"array"},"label":{"anyOf":[{"type":"string"},{"type":"null"}],"title":"Label"},"total":{"title":"Total","type":"number"},"unit":{"enum":["m","km"],"title":"Unit","type":"string"}},"required":["count","total","unit","label","items"],"title":"Summary","type":"object"}}]"##,
+    Provenance::with_input_schemas(
+        Provenance::new(
+            "mcp-bindgen 0.1.0",
+            "sha256:215867598bbb095befeffb8094640f86e6bde8b45183a37d1b66d73fb9bd3e48",
+            TOOL_NAMES,
+            r##"[{"description":"Adds two numbers.","name":"add","outputSchema":{"properties":{"sum":{"title":"Sum","type":"number"}},"required":["sum"],"title":"Sum","type":"object"}},{"description":"Counts to n, with a progress notification per step.","name":"count","outputSchema":{"properties":{"result":{"title":"Result","type":"string"}},"required":["result"],"title":"countOutput","type":"object"}},{"description":"Counts and sums lengths, and sorts each into small (under 10) or large.","name":"summarize","outputSchema":{"$defs":{"Item":{"properties":{"size":{"enum":["small","large"],"title":"Size","type":"string"},"value":{"title":"Value","type":"number"}},"required":["value","size"],"title":"Item","type":"object"}},"properties":{"count":{"title":"Count","type":"integer"},"items":{"items":{"$ref":"#/$defs/Item"},"title":"Items","type":"array"},"label":{"anyOf":[{"type":"string"},{"type":"null"}],"title":"Label"},"total":{"title":"Total","type":"number"},"unit":{"enum":["m","km"],"title":"Unit","type":"string"}},"required":["count","total","unit","label","items"],"title":"Summary","type":"object"}}]"##,
+        ),
+        &[&schemas::ADD, &schemas::COUNT, &schemas::SUMMARIZE],
     ),
     "sha256:e16494c4e65b226c6c14e5197dd1c1184bafe3f357e09b9881c409aa993810b9",
     r#"{"prompts":[{"arguments":[{"name":"goal","required":true},{"name":"level","required":false}],"name":"briefing"}],"resourceTemplates":[{"name":"level","uriTemplate":"game://level/{name}"}],"resources":[{"name":"about","uri":"game://about"}]}"#,

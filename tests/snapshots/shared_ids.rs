@@ -128,7 +128,8 @@ pub mod types {
     }
 }
 
-/// Input schemas, checked before each call is sent.
+/// The tools' input schemas: each call's arguments are checked against its tool's
+/// before the call is sent, and `PROVENANCE` records them.
 mod schemas {
     use mcp_bindgen::ToolSchema;
 
@@ -149,11 +150,14 @@ pub const TOOL_NAMES: &[&str] = &["get_order", "cancel_orders"];
 /// What this module was generated from: the generator, and the digest and definitions of the
 /// tools its client calls. Before a call, the client transports compare it with the server's
 /// `tools/list` (see [`mcp_bindgen::drift`]).
-pub static PROVENANCE: Provenance = Provenance::new(
-    "mcp-bindgen 0.1.0",
-    "sha256:0669c99300decd113cc2cc4ef17dced56ca314d9e300dfce0caaacfbf5229a9e",
-    TOOL_NAMES,
-    r#"[{"description":"Cancels several orders.","inputSchema":{"additionalProperties":false,"properties":{"order_ids":{"description":"OrderId values of the orders to cancel","items":{"description":"OrderId of an order to cancel","maxLength":12,"minLength":12,"pattern":"^[0-9a-f]{12}$","type":"string"},"type":"array"},"reason":{"maxLength":200,"type":"string"}},"required":["order_ids"],"type":"object"},"name":"cancel_orders"},{"description":"Reads one order.","inputSchema":{"additionalProperties":false,"properties":{"order_id":{"description":"OrderId of the order, 12 hex digits","maxLength":12,"minLength":12,"pattern":"^[0-9a-f]{12}$","type":"string"},"page_size":{"default":20,"description":"Lines per page","maximum":100,"minimum":1,"type":"integer"}},"required":["order_id"],"type":"object"},"name":"get_order"}]"#,
+pub static PROVENANCE: Provenance = Provenance::with_input_schemas(
+    Provenance::new(
+        "mcp-bindgen 0.1.0",
+        "sha256:0669c99300decd113cc2cc4ef17dced56ca314d9e300dfce0caaacfbf5229a9e",
+        TOOL_NAMES,
+        r#"[{"description":"Cancels several orders.","name":"cancel_orders"},{"description":"Reads one order.","name":"get_order"}]"#,
+    ),
+    &[&schemas::GET_ORDER, &schemas::CANCEL_ORDERS],
 );
 
 /// Typed client for the shared-ids MCP server: one method per tool.

@@ -289,7 +289,8 @@ pub mod types {
     }
 }
 
-/// Input schemas, checked before each call is sent.
+/// The tools' input schemas: each call's arguments are checked against its tool's
+/// before the call is sent, and `PROVENANCE` records them.
 mod schemas {
     use mcp_bindgen::ToolSchema;
 
@@ -320,11 +321,14 @@ pub const TOOL_NAMES: &[&str] = &["add", "count", "summarize", "slow"];
 /// What this module was generated from: the generator, and the digest and definitions of the
 /// tools its client calls. Before a call, the client transports compare it with the server's
 /// `tools/list` (see [`mcp_bindgen::drift`]).
-pub static PROVENANCE: Provenance = Provenance::new(
-    "mcp-bindgen 0.1.0",
-    "sha256:70928e847de67b6ceeec550ace3894d76378bf4c7ed03fe198a26baa29ca60d7",
-    TOOL_NAMES,
-    r#"[{"description":"Adds two numbers.","inputSchema":{"$schema":"https://json-schema.org/draft/2020-12/schema","properties":{"a":{"type":"number"},"b":{"type":"number"}},"required":["a","b"],"type":"object"},"name":"add","outputSchema":{"$schema":"https://json-schema.org/draft/2020-12/schema","additionalProperties":false,"properties":{"sum":{"type":"number"}},"required":["sum"],"type":"object"}},{"description":"Counts to n, with a progress notification per step.","inputSchema":{"$schema":"https://json-schema.org/draft/2020-12/schema","properties":{"n":{"maximum":9007199254740991,"minimum":-9007199254740991,"type":"integer"}},"required":["n"],"type":"object"},"name":"count"},{"description":"Waits ms milliseconds (default 60 s), or until cancelled.","inputSchema":{"$schema":"https://json-schema.org/draft/2020-12/schema","properties":{"ms":{"maximum":9007199254740991,"minimum":-9007199254740991,"type":"integer"}},"type":"object"},"name":"slow"},{"description":"Counts and sums lengths, and sorts each into small (under 10) or large.","inputSchema":{"$schema":"https://json-schema.org/draft/2020-12/schema","properties":{"label":{"type":"string"},"unit":{"default":"m","enum":["m","km"],"type":"string"},"values":{"items":{"type":"number"},"type":"array"}},"required":["values"],"type":"object"},"name":"summarize","outputSchema":{"$schema":"https://json-schema.org/draft/2020-12/schema","additionalProperties":false,"properties":{"count":{"maximum":9007199254740991,"minimum":-9007199254740991,"type":"integer"},"items":{"items":{"additionalProperties":false,"properties":{"size":{"enum":["small","large"],"type":"string"},"value":{"type":"number"}},"required":["value","size"],"type":"object"},"type":"array"},"label":{"type":"string"},"total":{"type":"number"},"unit":{"enum":["m","km"],"type":"string"}},"required":["count","total","unit","items"],"type":"object"}}]"#,
+pub static PROVENANCE: Provenance = Provenance::with_input_schemas(
+    Provenance::new(
+        "mcp-bindgen 0.1.0",
+        "sha256:70928e847de67b6ceeec550ace3894d76378bf4c7ed03fe198a26baa29ca60d7",
+        TOOL_NAMES,
+        r#"[{"description":"Adds two numbers.","name":"add","outputSchema":{"$schema":"https://json-schema.org/draft/2020-12/schema","additionalProperties":false,"properties":{"sum":{"type":"number"}},"required":["sum"],"type":"object"}},{"description":"Counts to n, with a progress notification per step.","name":"count"},{"description":"Waits ms milliseconds (default 60 s), or until cancelled.","name":"slow"},{"description":"Counts and sums lengths, and sorts each into small (under 10) or large.","name":"summarize","outputSchema":{"$schema":"https://json-schema.org/draft/2020-12/schema","additionalProperties":false,"properties":{"count":{"maximum":9007199254740991,"minimum":-9007199254740991,"type":"integer"},"items":{"items":{"additionalProperties":false,"properties":{"size":{"enum":["small","large"],"type":"string"},"value":{"type":"number"}},"required":["value","size"],"type":"object"},"type":"array"},"label":{"type":"string"},"total":{"type":"number"},"unit":{"enum":["m","km"],"type":"string"}},"required":["count","total","unit","items"],"type":"object"}}]"#,
+    ),
+    &[&schemas::ADD, &schemas::COUNT, &schemas::SUMMARIZE, &schemas::SLOW],
 );
 
 /// Typed client for the ts-v2-tls MCP server: one method per tool.

@@ -336,7 +336,9 @@ impl Drift {
         let mut needs = CatalogNeeds::default();
         for guard in lock(&self.catalog.guards).values_mut() {
             let provenance = guard.provenance;
-            let recorded = expected(guard, provenance.catalog());
+            let recorded = expected(guard, || {
+                serde_json::from_str(provenance.catalog()).unwrap_or(Value::Null)
+            });
             let uses = |key: &str| recorded[key].as_array().is_some_and(|a| !a.is_empty());
             needs.prompts |= uses("prompts");
             needs.resources |= uses("resources");
@@ -485,7 +487,7 @@ fn judge(guard: &mut Guard, live: &[Value], policy: DriftPolicy) -> DriftReport 
     if report.unchanged() {
         return report;
     }
-    let expected = expected(guard, provenance.tools());
+    let expected = expected(guard, || Value::Array(provenance.definitions()));
     let old: Vec<Tool<'_>> = match expected.as_array() {
         Some(tools) => tools.iter().filter_map(Tool::from_json).collect(),
         None => Vec::new(),
@@ -511,10 +513,10 @@ fn judge(guard: &mut Guard, live: &[Value], policy: DriftPolicy) -> DriftReport 
 }
 
 /// What the module recorded, `text` parsed once and kept in the guard.
-fn expected(guard: &mut Guard, text: &str) -> Arc<Value> {
+fn expected(guard: &mut Guard, recorded: impl FnOnce() -> Value) -> Arc<Value> {
     guard
         .expected
-        .get_or_insert_with(|| Arc::new(serde_json::from_str(text).unwrap_or(Value::Null)))
+        .get_or_insert_with(|| Arc::new(recorded()))
         .clone()
 }
 
@@ -522,7 +524,9 @@ fn expected(guard: &mut Guard, text: &str) -> Arc<Value> {
 /// it; otherwise `diff`'s catalog rules, restricted to what the module uses.
 fn judge_catalog(guard: &mut Guard, live: &Catalog<'_>) -> DriftReport {
     let provenance = guard.provenance;
-    let recorded = expected(guard, provenance.catalog());
+    let recorded = expected(guard, || {
+        serde_json::from_str(provenance.catalog()).unwrap_or(Value::Null)
+    });
     let list = |key: &str| recorded[key].as_array().map_or(&[][..], Vec::as_slice);
     let old = Catalog::from_json(
         list("prompts"),

@@ -246,7 +246,8 @@ pub mod types {
     }
 }
 
-/// Input schemas, checked before each call is sent.
+/// The tools' input schemas: each call's arguments are checked against its tool's
+/// before the call is sent, and `PROVENANCE` records them.
 mod schemas {
     use mcp_bindgen::ToolSchema;
 
@@ -267,11 +268,14 @@ pub const TOOL_NAMES: &[&str] = &["get_figma_data", "download_figma_images"];
 /// What this module was generated from: the generator, and the digest and definitions of the
 /// tools its client calls. Before a call, the client transports compare it with the server's
 /// `tools/list` (see [`mcp_bindgen::drift`]).
-pub static PROVENANCE: Provenance = Provenance::new(
-    "mcp-bindgen 0.1.0",
-    "sha256:bd071e90a0a3348f6052f025a602fbe759499e45b7e65719347bd7db9afde67d",
-    TOOL_NAMES,
-    r#"[{"annotations":{"openWorldHint":true},"description":"Download SVG and PNG images used in a Figma file based on the IDs of image or icon nodes. Images will be saved relative to the server's image directory: /tmp/figma","execution":{"taskSupport":"forbidden"},"inputSchema":{"$schema":"http://json-schema.org/draft-07/schema#","additionalProperties":false,"properties":{"fileKey":{"description":"The key of the Figma file containing the images","pattern":"^[a-zA-Z0-9]+$","type":"string"},"localPath":{"description":"The directory to save images in. Provide a path relative to the server's image directory (e.g., 'public/images' or 'assets/icons'). Either separator works. Absolute paths are accepted only if they point inside the image directory. The directory is created if missing.","type":"string"},"nodes":{"description":"The nodes to fetch as images","items":{"additionalProperties":false,"properties":{"cropTransform":{"description":"Figma transform matrix for image cropping","items":{"items":{"type":"number"},"type":"array"},"type":"array"},"fileName":{"description":"The local name for saving the fetched file, including extension. png, svg, or gif.","pattern":"^[a-zA-Z0-9_.-]+\\.(png|svg|gif)$","type":"string"},"filenameSuffix":{"description":"Suffix to add to filename for unique cropped images, provided in the Figma data (e.g., 'abc123')","pattern":"^[a-zA-Z0-9_-]+$","type":"string"},"gifRef":{"description":"If a node has a gifRef fill (animated GIF), you must include this variable to download the animated GIF. When gifRef is present in the Figma data, use it instead of imageRef to get the animated file rather than a static snapshot.","type":"string"},"imageRef":{"description":"If a node has an imageRef fill, you must include this variable. Leave blank when downloading Vector SVG images or animated GIFs (use gifRef instead), or when an IMAGE fill is present without an imageRef — in that case the node is rendered as PNG via nodeId.","type":"string"},"needsCropping":{"description":"Whether this image needs cropping based on its transform matrix","type":"boolean"},"nodeId":{"description":"The ID of the Figma image node to fetch, formatted as 1234:5678","pattern":"^I?\\d+[:|-]\\d+(?:;\\d+[:|-]\\d+)*$","type":"string"},"requiresImageDimensions":{"description":"Whether this image requires dimension information for CSS variables","type":"boolean"}},"required":["nodeId","fileName"],"type":"object"},"type":"array"},"pngScale":{"default":2,"description":"Export scale for PNG images. Optional, defaults to 2 if not specified. Affects PNG images only.","exclusiveMinimum":0,"type":"number"}},"required":["fileKey","nodes","localPath"],"type":"object"},"name":"download_figma_images","title":"Download Figma Images"},{"annotations":{"readOnlyHint":true},"description":"Get comprehensive Figma file data including layout, content, visuals, and component information","execution":{"taskSupport":"forbidden"},"inputSchema":{"$schema":"http://json-schema.org/draft-07/schema#","additionalProperties":false,"properties":{"depth":{"description":"OPTIONAL. Do NOT use unless explicitly requested by the user. Controls how many levels deep to traverse the node tree.","type":"number"},"fileKey":{"description":"The key of the Figma file to fetch, often found in a provided URL like figma.com/(file|design)/<fileKey>/...","pattern":"^[a-zA-Z0-9]+$","type":"string"},"nodeId":{"description":"The ID of the node to fetch, often found as URL parameter node-id=<nodeId>, always use if provided. Use format '1234:5678' for a standard node, or 'I5666:180910;1:10515;1:10336' for a deeply nested instance node (the semicolon-joined path represents the instance override chain — it's still a single node ID, not multiple nodes).","pattern":"^I?\\d+[:|-]\\d+(?:;\\d+[:|-]\\d+)*$","type":"string"}},"required":["fileKey"],"type":"object"},"name":"get_figma_data","title":"Get Figma Data"}]"#,
+pub static PROVENANCE: Provenance = Provenance::with_input_schemas(
+    Provenance::new(
+        "mcp-bindgen 0.1.0",
+        "sha256:bd071e90a0a3348f6052f025a602fbe759499e45b7e65719347bd7db9afde67d",
+        TOOL_NAMES,
+        r#"[{"annotations":{"openWorldHint":true},"description":"Download SVG and PNG images used in a Figma file based on the IDs of image or icon nodes. Images will be saved relative to the server's image directory: /tmp/figma","execution":{"taskSupport":"forbidden"},"name":"download_figma_images","title":"Download Figma Images"},{"annotations":{"readOnlyHint":true},"description":"Get comprehensive Figma file data including layout, content, visuals, and component information","execution":{"taskSupport":"forbidden"},"name":"get_figma_data","title":"Get Figma Data"}]"#,
+    ),
+    &[&schemas::GET_FIGMA_DATA, &schemas::DOWNLOAD_FIGMA_IMAGES],
 );
 
 /// Typed client for the Figma MCP Server MCP server: one method per tool.

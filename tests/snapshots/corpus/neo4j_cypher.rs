@@ -53,7 +53,8 @@ pub mod types {
     }
 }
 
-/// Input schemas, checked before each call is sent.
+/// The tools' input schemas: each call's arguments are checked against its tool's
+/// before the call is sent, and `PROVENANCE` records them.
 mod schemas {
     use mcp_bindgen::ToolSchema;
 
@@ -83,11 +84,18 @@ pub const TOOL_NAMES: &[&str] = &[
 /// What this module was generated from: the generator, and the digest and definitions of the
 /// tools its client calls. Before a call, the client transports compare it with the server's
 /// `tools/list` (see [`mcp_bindgen::drift`]).
-pub static PROVENANCE: Provenance = Provenance::new(
-    "mcp-bindgen 0.1.0",
-    "sha256:1f17d7ee9dc25a7eca37d258aebbe523b441a812659c08de292e5ee64986b8c6",
-    TOOL_NAMES,
-    r#"[{"annotations":{"destructiveHint":false,"idempotentHint":true,"openWorldHint":true,"readOnlyHint":true,"title":"Get Neo4j Schema"},"description":"Returns nodes, their properties (with types and indexed flags), and relationships\nusing APOC's schema inspection.\n\nYou should only provide a `sample_size` value if requested by the user, or tuning the retrieval performance.\n\nPerformance Notes:\n    - If `sample_size` is not provided, uses the server's default sample setting defined in the server configuration.\n    - If retrieving the schema times out, try lowering the sample size, e.g. `sample_size=100`.\n    - To sample the entire graph use `sample_size=-1`.","inputSchema":{"properties":{"sample_size":{"default":null,"description":"The sample size used to infer the graph schema. Larger samples are slower, but more accurate. Smaller samples are faster, but might miss information.","type":"integer"}},"type":"object"},"name":"get_neo4j_schema","title":"Get Neo4j Schema"},{"annotations":{"destructiveHint":false,"idempotentHint":true,"openWorldHint":true,"readOnlyHint":true,"title":"Read Neo4j Cypher"},"description":"Execute a read Cypher query on the neo4j database.","inputSchema":{"properties":{"params":{"additionalProperties":true,"default":{},"description":"The parameters to pass to the Cypher query.","type":"object"},"query":{"description":"The Cypher query to execute.","type":"string"}},"required":["query"],"type":"object"},"name":"read_neo4j_cypher","title":"Read Neo4j Cypher"},{"annotations":{"destructiveHint":true,"idempotentHint":false,"openWorldHint":true,"readOnlyHint":false,"title":"Write Neo4j Cypher"},"description":"Execute a write Cypher query on the neo4j database.","inputSchema":{"properties":{"params":{"additionalProperties":true,"default":{},"description":"The parameters to pass to the Cypher query.","type":"object"},"query":{"description":"The Cypher query to execute.","type":"string"}},"required":["query"],"type":"object"},"name":"write_neo4j_cypher","title":"Write Neo4j Cypher"}]"#,
+pub static PROVENANCE: Provenance = Provenance::with_input_schemas(
+    Provenance::new(
+        "mcp-bindgen 0.1.0",
+        "sha256:1f17d7ee9dc25a7eca37d258aebbe523b441a812659c08de292e5ee64986b8c6",
+        TOOL_NAMES,
+        r#"[{"annotations":{"destructiveHint":false,"idempotentHint":true,"openWorldHint":true,"readOnlyHint":true,"title":"Get Neo4j Schema"},"description":"Returns nodes, their properties (with types and indexed flags), and relationships\nusing APOC's schema inspection.\n\nYou should only provide a `sample_size` value if requested by the user, or tuning the retrieval performance.\n\nPerformance Notes:\n    - If `sample_size` is not provided, uses the server's default sample setting defined in the server configuration.\n    - If retrieving the schema times out, try lowering the sample size, e.g. `sample_size=100`.\n    - To sample the entire graph use `sample_size=-1`.","name":"get_neo4j_schema","title":"Get Neo4j Schema"},{"annotations":{"destructiveHint":false,"idempotentHint":true,"openWorldHint":true,"readOnlyHint":true,"title":"Read Neo4j Cypher"},"description":"Execute a read Cypher query on the neo4j database.","name":"read_neo4j_cypher","title":"Read Neo4j Cypher"},{"annotations":{"destructiveHint":true,"idempotentHint":false,"openWorldHint":true,"readOnlyHint":false,"title":"Write Neo4j Cypher"},"description":"Execute a write Cypher query on the neo4j database.","name":"write_neo4j_cypher","title":"Write Neo4j Cypher"}]"#,
+    ),
+    &[
+        &schemas::GET_NEO4J_SCHEMA,
+        &schemas::READ_NEO4J_CYPHER,
+        &schemas::WRITE_NEO4J_CYPHER,
+    ],
 );
 
 /// Typed client for the mcp-neo4j-cypher MCP server: one method per tool.

@@ -136,7 +136,8 @@ pub mod types {
     }
 }
 
-/// Input schemas, checked before each call is sent.
+/// The tools' input schemas: each call's arguments are checked against its tool's
+/// before the call is sent, and `PROVENANCE` records them.
 mod schemas {
     use mcp_bindgen::ToolSchema;
 
@@ -196,11 +197,23 @@ pub const TOOL_NAMES: &[&str] = &[
 /// What this module was generated from: the generator, and the digest and definitions of the
 /// tools its client calls. Before a call, the client transports compare it with the server's
 /// `tools/list` (see [`mcp_bindgen::drift`]).
-pub static PROVENANCE: Provenance = Provenance::new(
-    "mcp-bindgen 0.1.0",
-    "sha256:537ac6148691eca9dea05929916a89adde25185835362dd97e4ca0d72bd62678",
-    TOOL_NAMES,
-    r#"[{"description":"Add a reaction emoji to a message","inputSchema":{"properties":{"channel_id":{"description":"The ID of the channel containing the message","type":"string"},"reaction":{"description":"The name of the emoji reaction (without ::)","type":"string"},"timestamp":{"description":"The timestamp of the message to react to","type":"string"}},"required":["channel_id","timestamp","reaction"],"type":"object"},"name":"slack_add_reaction"},{"description":"Get recent messages from a channel","inputSchema":{"properties":{"channel_id":{"description":"The ID of the channel","type":"string"},"limit":{"default":10,"description":"Number of messages to retrieve (default 10)","type":"number"}},"required":["channel_id"],"type":"object"},"name":"slack_get_channel_history"},{"description":"Get all replies in a message thread","inputSchema":{"properties":{"channel_id":{"description":"The ID of the channel containing the thread","type":"string"},"thread_ts":{"description":"The timestamp of the parent message in the format '1234567890.123456'. Timestamps in the format without the period can be converted by adding the period such that 6 numbers come after it.","type":"string"}},"required":["channel_id","thread_ts"],"type":"object"},"name":"slack_get_thread_replies"},{"description":"Get detailed profile information for a specific user","inputSchema":{"properties":{"user_id":{"description":"The ID of the user","type":"string"}},"required":["user_id"],"type":"object"},"name":"slack_get_user_profile"},{"description":"Get a list of all users in the workspace with their basic profile information","inputSchema":{"properties":{"cursor":{"description":"Pagination cursor for next page of results","type":"string"},"limit":{"default":100,"description":"Maximum number of users to return (default 100, max 200)","type":"number"}},"type":"object"},"name":"slack_get_users"},{"description":"List public or pre-defined channels in the workspace with pagination","inputSchema":{"properties":{"cursor":{"description":"Pagination cursor for next page of results","type":"string"},"limit":{"default":100,"description":"Maximum number of channels to return (default 100, max 200)","type":"number"}},"type":"object"},"name":"slack_list_channels"},{"description":"Post a new message to a Slack channel","inputSchema":{"properties":{"channel_id":{"description":"The ID of the channel to post to","type":"string"},"text":{"description":"The message text to post","type":"string"}},"required":["channel_id","text"],"type":"object"},"name":"slack_post_message"},{"description":"Reply to a specific message thread in Slack","inputSchema":{"properties":{"channel_id":{"description":"The ID of the channel containing the thread","type":"string"},"text":{"description":"The reply text","type":"string"},"thread_ts":{"description":"The timestamp of the parent message in the format '1234567890.123456'. Timestamps in the format without the period can be converted by adding the period such that 6 numbers come after it.","type":"string"}},"required":["channel_id","thread_ts","text"],"type":"object"},"name":"slack_reply_to_thread"}]"#,
+pub static PROVENANCE: Provenance = Provenance::with_input_schemas(
+    Provenance::new(
+        "mcp-bindgen 0.1.0",
+        "sha256:537ac6148691eca9dea05929916a89adde25185835362dd97e4ca0d72bd62678",
+        TOOL_NAMES,
+        r#"[{"description":"Add a reaction emoji to a message","name":"slack_add_reaction"},{"description":"Get recent messages from a channel","name":"slack_get_channel_history"},{"description":"Get all replies in a message thread","name":"slack_get_thread_replies"},{"description":"Get detailed profile information for a specific user","name":"slack_get_user_profile"},{"description":"Get a list of all users in the workspace with their basic profile information","name":"slack_get_users"},{"description":"List public or pre-defined channels in the workspace with pagination","name":"slack_list_channels"},{"description":"Post a new message to a Slack channel","name":"slack_post_message"},{"description":"Reply to a specific message thread in Slack","name":"slack_reply_to_thread"}]"#,
+    ),
+    &[
+        &schemas::SLACK_LIST_CHANNELS,
+        &schemas::SLACK_POST_MESSAGE,
+        &schemas::SLACK_REPLY_TO_THREAD,
+        &schemas::SLACK_ADD_REACTION,
+        &schemas::SLACK_GET_CHANNEL_HISTORY,
+        &schemas::SLACK_GET_THREAD_REPLIES,
+        &schemas::SLACK_GET_USERS,
+        &schemas::SLACK_GET_USER_PROFILE,
+    ],
 );
 
 /// Typed client for the Slack MCP Server MCP server: one method per tool.

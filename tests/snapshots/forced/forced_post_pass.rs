@@ -60,7 +60,8 @@ pub mod types {
     }
 }
 
-/// Input schemas, checked before each call is sent.
+/// The tools' input schemas: each call's arguments are checked against its tool's
+/// before the call is sent, and `PROVENANCE` records them.
 mod schemas {
     use mcp_bindgen::ToolSchema;
 
@@ -81,11 +82,14 @@ pub const TOOL_NAMES: &[&str] = &["get_current_time", "convert_time"];
 /// What this module was generated from: the generator, and the digest and definitions of the
 /// tools its client calls. Before a call, the client transports compare it with the server's
 /// `tools/list` (see [`mcp_bindgen::drift`]).
-pub static PROVENANCE: Provenance = Provenance::new(
-    "mcp-bindgen 0.1.0",
-    "sha256:50c62579fcd926b15e80a914d9fa91e0ddde35a6063bfeea8924f7d1b0aef809",
-    TOOL_NAMES,
-    r##"[{"annotations":{"destructiveHint":false,"idempotentHint":true,"openWorldHint":false,"readOnlyHint":true},"description":"Convert time between timezones","inputSchema":{"properties":{"source_timezone":{"description":"Source IANA timezone name (e.g., 'America/New_York', 'Europe/London'). Use 'UTC' as local timezone if no source timezone provided by the user.","title":"Source Timezone","type":"string"},"target_timezone":{"description":"Target IANA timezone name (e.g., 'Asia/Tokyo', 'America/San_Francisco'). Use 'UTC' as local timezone if no target timezone provided by the user.","title":"Target Timezone","type":"string"},"time":{"description":"Time to convert in 24-hour format (HH:MM)","title":"Time","type":"string"}},"required":["source_timezone","time","target_timezone"],"title":"convert_timeArguments","type":"object"},"name":"convert_time","outputSchema":{"$defs":{"TimeResult":{"properties":{"datetime":{"title":"Datetime","type":"string"},"day_of_week":{"title":"Day Of Week","type":"string"},"is_dst":{"title":"Is Dst","type":"boolean"},"timezone":{"title":"Timezone","type":"string"}},"required":["timezone","datetime","day_of_week","is_dst"],"title":"TimeResult","type":"object"}},"properties":{"source":{"$ref":"#/$defs/TimeResult"},"target":{"$ref":"#/$defs/TimeResult"},"time_difference":{"title":"Time Difference","type":"string"}},"required":["source","target","time_difference"],"title":"TimeConversionResult","type":"object"}},{"annotations":{"destructiveHint":false,"idempotentHint":true,"openWorldHint":false,"readOnlyHint":true},"description":"Get current time in a specific timezone","inputSchema":{"properties":{"timezone":{"description":"IANA timezone name (e.g., 'America/New_York', 'Europe/London'). Use 'UTC' as local timezone if no timezone provided by the user.","title":"Timezone","type":"string"}},"required":["timezone"],"title":"get_current_timeArguments","type":"object"},"name":"get_current_time","outputSchema":{"properties":{"datetime":{"title":"Datetime","type":"string"},"day_of_week":{"title":"Day Of Week","type":"string"},"is_dst":{"title":"Is Dst","type":"boolean"},"timezone":{"title":"Timezone","type":"string"}},"required":["timezone","datetime","day_of_week","is_dst"],"title":"TimeResult","type":"object"}}]"##,
+pub static PROVENANCE: Provenance = Provenance::with_input_schemas(
+    Provenance::new(
+        "mcp-bindgen 0.1.0",
+        "sha256:50c62579fcd926b15e80a914d9fa91e0ddde35a6063bfeea8924f7d1b0aef809",
+        TOOL_NAMES,
+        r##"[{"annotations":{"destructiveHint":false,"idempotentHint":true,"openWorldHint":false,"readOnlyHint":true},"description":"Convert time between timezones","name":"convert_time","outputSchema":{"$defs":{"TimeResult":{"properties":{"datetime":{"title":"Datetime","type":"string"},"day_of_week":{"title":"Day Of Week","type":"string"},"is_dst":{"title":"Is Dst","type":"boolean"},"timezone":{"title":"Timezone","type":"string"}},"required":["timezone","datetime","day_of_week","is_dst"],"title":"TimeResult","type":"object"}},"properties":{"source":{"$ref":"#/$defs/TimeResult"},"target":{"$ref":"#/$defs/TimeResult"},"time_difference":{"title":"Time Difference","type":"string"}},"required":["source","target","time_difference"],"title":"TimeConversionResult","type":"object"}},{"annotations":{"destructiveHint":false,"idempotentHint":true,"openWorldHint":false,"readOnlyHint":true},"description":"Get current time in a specific timezone","name":"get_current_time","outputSchema":{"properties":{"datetime":{"title":"Datetime","type":"string"},"day_of_week":{"title":"Day Of Week","type":"string"},"is_dst":{"title":"Is Dst","type":"boolean"},"timezone":{"title":"Timezone","type":"string"}},"required":["timezone","datetime","day_of_week","is_dst"],"title":"TimeResult","type":"object"}}]"##,
+    ),
+    &[&schemas::GET_CURRENT_TIME, &schemas::CONVERT_TIME],
 );
 
 /// Typed client for the mcp-time MCP server: one method per tool.
