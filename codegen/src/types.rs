@@ -8,6 +8,7 @@
 
 mod dangling;
 mod handwritten;
+mod serde_names;
 mod tidy;
 
 use std::cell::RefCell;

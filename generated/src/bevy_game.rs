@@ -138,16 +138,12 @@ pub mod types {
         PartialEq,
         PartialOrd
     )]
+    #[serde(rename_all = "snake_case")]
     pub enum GetLogsArgsLevel {
-        #[serde(rename = "error")]
         Error,
-        #[serde(rename = "warn")]
         Warn,
-        #[serde(rename = "info")]
         Info,
-        #[serde(rename = "debug")]
         Debug,
-        #[serde(rename = "trace")]
         Trace,
     }
 
@@ -239,16 +235,12 @@ pub mod types {
         PartialEq,
         PartialOrd
     )]
+    #[serde(rename_all = "snake_case")]
     pub enum GetLogsOutputRecordsItemLevel {
-        #[serde(rename = "error")]
         Error,
-        #[serde(rename = "warn")]
         Warn,
-        #[serde(rename = "info")]
         Info,
-        #[serde(rename = "debug")]
         Debug,
-        #[serde(rename = "trace")]
         Trace,
     }
 

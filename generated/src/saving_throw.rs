@@ -408,14 +408,11 @@ pub mod types {
         PartialEq,
         PartialOrd
     )]
+    #[serde(rename_all = "snake_case")]
     pub enum SessionState {
-        #[serde(rename = "active")]
         Active,
-        #[serde(rename = "paused")]
         Paused,
-        #[serde(rename = "completed")]
         Completed,
-        #[serde(rename = "unknown")]
         Unknown,
     }
 
@@ -510,20 +507,14 @@ pub mod types {
         PartialEq,
         PartialOrd
     )]
+    #[serde(rename_all = "snake_case")]
     pub enum SubmitActionArgsActionType {
-        #[serde(rename = "speak")]
         Speak,
-        #[serde(rename = "act")]
         Act,
-        #[serde(rename = "speak_and_act")]
         SpeakAndAct,
-        #[serde(rename = "choice")]
         Choice,
-        #[serde(rename = "vote")]
         Vote,
-        #[serde(rename = "combat_action")]
         CombatAction,
-        #[serde(rename = "roll")]
         Roll,
     }
 

@@ -69,14 +69,11 @@ pub mod types {
         PartialEq,
         PartialOrd
     )]
+    #[serde(rename_all = "kebab-case")]
     pub enum ListWikiPagesArgsKind {
-        #[serde(rename = "lore")]
         Lore,
-        #[serde(rename = "faction")]
         Faction,
-        #[serde(rename = "place")]
         Place,
-        #[serde(rename = "quest-log")]
         QuestLog,
     }
 
@@ -145,10 +142,9 @@ pub mod types {
 
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(tag = "op", deny_unknown_fields)]
+    #[serde(rename_all = "snake_case")]
     pub enum ProposeLoreArgsOperationsItem {
-        #[serde(rename = "upsert")]
         Upsert { collection: String, entity: Map<String, Value> },
-        #[serde(rename = "remove")]
         Remove { collection: String, id: String },
     }
 

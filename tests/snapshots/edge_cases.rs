@@ -45,10 +45,9 @@ pub mod types {
 
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(tag = "kind")]
+    #[serde(rename_all = "snake_case")]
     pub enum BareConstArgsTarget {
-        #[serde(rename = "file")]
         File { path: String },
-        #[serde(rename = "url")]
         Url { url: String },
     }
 
@@ -78,10 +77,9 @@ pub mod types {
         PartialEq,
         PartialOrd
     )]
+    #[serde(rename_all = "snake_case")]
     pub enum Draft07Tag {
-        #[serde(rename = "x")]
         X,
-        #[serde(rename = "y")]
         Y,
     }
 
@@ -248,10 +246,9 @@ pub mod types {
         PartialEq,
         PartialOrd
     )]
+    #[serde(rename_all = "snake_case")]
     pub enum NullableEnumArgsMode {
-        #[serde(rename = "fast")]
         Fast,
-        #[serde(rename = "slow")]
         Slow,
     }
 
@@ -477,16 +474,17 @@ pub mod types {
 
     /// The arguments of `type`.
     #[derive(Deserialize, Serialize, Clone, Debug, Default, PartialEq)]
+    #[serde(rename_all = "camelCase")]
     pub struct TypeArgs {
-        #[serde(rename = "async", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         pub async_: Option<bool>,
-        #[serde(rename = "crate", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         pub crate_: Option<i64>,
-        #[serde(rename = "gen", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         pub gen_: Option<String>,
-        #[serde(rename = "self", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         pub self_: Option<String>,
-        #[serde(rename = "type", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         pub type_: Option<String>,
     }
 

@@ -38,12 +38,12 @@ pub mod types {
 
     /// The arguments of `get-annotated-message`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
+    #[serde(rename_all = "camelCase")]
     pub struct GetAnnotatedMessageArgs {
         /// Whether to include an example image
-        #[serde(rename = "includeImage", default)]
+        #[serde(default)]
         pub include_image: bool,
         /// Type of message to demonstrate different annotation patterns
-        #[serde(rename = "messageType")]
         pub message_type: GetAnnotatedMessageArgsMessageType,
     }
 
@@ -60,12 +60,10 @@ pub mod types {
         PartialEq,
         PartialOrd
     )]
+    #[serde(rename_all = "snake_case")]
     pub enum GetAnnotatedMessageArgsMessageType {
-        #[serde(rename = "error")]
         Error,
-        #[serde(rename = "success")]
         Success,
-        #[serde(rename = "debug")]
         Debug,
     }
 
@@ -134,17 +132,12 @@ pub mod types {
 
     /// The arguments of `get-resource-reference`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
+    #[serde(rename_all = "camelCase")]
     pub struct GetResourceReferenceArgs {
         /// ID of the text resource to fetch
-        #[serde(
-            rename = "resourceId",
-            default = "defaults::get_resource_reference_args_resource_id"
-        )]
+        #[serde(default = "defaults::get_resource_reference_args_resource_id")]
         pub resource_id: f64,
-        #[serde(
-            rename = "resourceType",
-            default = "defaults::get_resource_reference_args_resource_type"
-        )]
+        #[serde(default = "defaults::get_resource_reference_args_resource_type")]
         pub resource_type: GetResourceReferenceArgsResourceType,
     }
 
@@ -361,10 +354,9 @@ pub mod types {
         PartialEq,
         PartialOrd
     )]
+    #[serde(rename_all = "camelCase")]
     pub enum GzipFileAsResourceArgsOutputType {
-        #[serde(rename = "resourceLink")]
         ResourceLink,
-        #[serde(rename = "resource")]
         Resource,
     }
 

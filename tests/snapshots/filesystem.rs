@@ -71,12 +71,11 @@ pub mod types {
     }
 
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
+    #[serde(rename_all = "camelCase")]
     pub struct EditFileArgsEditsItem {
         /// Text to replace with
-        #[serde(rename = "newText")]
         pub new_text: String,
         /// Text to search for - must match exactly
-        #[serde(rename = "oldText")]
         pub old_text: String,
     }
 
@@ -145,10 +144,9 @@ pub mod types {
         PartialEq,
         PartialOrd
     )]
+    #[serde(rename_all = "snake_case")]
     pub enum ListDirectoryWithSizesArgsSortBy {
-        #[serde(rename = "name")]
         Name,
-        #[serde(rename = "size")]
         Size,
     }
 
@@ -285,10 +283,9 @@ pub mod types {
         PartialEq,
         PartialOrd
     )]
+    #[serde(rename_all = "snake_case")]
     pub enum ReadMediaFileOutputContentItemVariant0Type {
-        #[serde(rename = "image")]
         Image,
-        #[serde(rename = "audio")]
         Audio,
     }
 

@@ -116,10 +116,9 @@ pub mod types {
         PartialEq,
         PartialOrd
     )]
+    #[serde(rename_all = "snake_case")]
     pub enum ConstUnionUntypedArgsMode {
-        #[serde(rename = "fast")]
         Fast,
-        #[serde(rename = "thorough")]
         Thorough,
     }
 
@@ -191,12 +190,10 @@ pub mod types {
         PartialEq,
         PartialOrd
     )]
+    #[serde(rename_all = "snake_case")]
     pub enum ConstUnionWithDefaultArgsSafesearch {
-        #[serde(rename = "off")]
         Off,
-        #[serde(rename = "moderate")]
         Moderate,
-        #[serde(rename = "strict")]
         Strict,
     }
 
@@ -280,10 +277,9 @@ pub mod types {
         PartialEq,
         PartialOrd
     )]
+    #[serde(rename_all = "snake_case")]
     pub enum DefaultMisfitArgsColor {
-        #[serde(rename = "red")]
         Red,
-        #[serde(rename = "green")]
         Green,
     }
 
@@ -565,10 +561,9 @@ pub mod types {
         PartialEq,
         PartialOrd
     )]
+    #[serde(rename_all = "snake_case")]
     pub enum OpenapiRefsStatus {
-        #[serde(rename = "open")]
         Open,
-        #[serde(rename = "closed")]
         Closed,
     }
 

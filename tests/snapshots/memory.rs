@@ -48,10 +48,9 @@ pub mod types {
 
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
+    #[serde(rename_all = "camelCase")]
     pub struct AddObservationsOutputResultsItem {
-        #[serde(rename = "addedObservations")]
         pub added_observations: Vec<String>,
-        #[serde(rename = "entityName")]
         pub entity_name: String,
     }
 

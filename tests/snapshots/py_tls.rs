@@ -91,10 +91,9 @@ pub mod types {
         PartialEq,
         PartialOrd
     )]
+    #[serde(rename_all = "snake_case")]
     pub enum SummarizeSize {
-        #[serde(rename = "small")]
         Small,
-        #[serde(rename = "large")]
         Large,
     }
 
@@ -155,10 +154,9 @@ pub mod types {
         PartialEq,
         PartialOrd
     )]
+    #[serde(rename_all = "snake_case")]
     pub enum SummarizeUnit {
-        #[serde(rename = "m")]
         M,
-        #[serde(rename = "km")]
         Km,
     }
 

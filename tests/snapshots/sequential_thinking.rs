@@ -26,32 +26,30 @@ pub mod types {
 
     /// The arguments of `sequentialthinking`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
+    #[serde(rename_all = "camelCase")]
     pub struct SequentialthinkingArgs {
         /// Branching point thought number
-        #[serde(rename = "branchFromThought", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         pub branch_from_thought: Option<u64>,
         /// Branch identifier
-        #[serde(rename = "branchId", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         pub branch_id: Option<String>,
         /// Whether this revises previous thinking
-        #[serde(rename = "isRevision", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         pub is_revision: Option<SequentialthinkingArgsIsRevision>,
         /// If more thoughts are needed
-        #[serde(rename = "needsMoreThoughts", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         pub needs_more_thoughts: Option<SequentialthinkingArgsNeedsMoreThoughts>,
         /// Whether another thought step is needed
-        #[serde(rename = "nextThoughtNeeded")]
         pub next_thought_needed: SequentialthinkingArgsNextThoughtNeeded,
         /// Which thought is being reconsidered
-        #[serde(rename = "revisesThought", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         pub revises_thought: Option<u64>,
         /// Your current thinking step
         pub thought: String,
         /// Current thought number (numeric value, e.g., 1, 2, 3)
-        #[serde(rename = "thoughtNumber")]
         pub thought_number: u64,
         /// Estimated total thoughts needed (numeric value, e.g., 5, 10)
-        #[serde(rename = "totalThoughts")]
         pub total_thoughts: u64,
     }
 
@@ -127,15 +125,12 @@ pub mod types {
     /// The result of `sequentialthinking`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
+    #[serde(rename_all = "camelCase")]
     pub struct SequentialthinkingOutput {
         pub branches: Vec<String>,
-        #[serde(rename = "nextThoughtNeeded")]
         pub next_thought_needed: bool,
-        #[serde(rename = "thoughtHistoryLength")]
         pub thought_history_length: f64,
-        #[serde(rename = "thoughtNumber")]
         pub thought_number: f64,
-        #[serde(rename = "totalThoughts")]
         pub total_thoughts: f64,
     }
 }

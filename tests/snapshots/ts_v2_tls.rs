@@ -76,10 +76,9 @@ pub mod types {
         PartialEq,
         PartialOrd
     )]
+    #[serde(rename_all = "snake_case")]
     pub enum SummarizeArgsUnit {
-        #[serde(rename = "m")]
         M,
-        #[serde(rename = "km")]
         Km,
     }
 
@@ -165,10 +164,9 @@ pub mod types {
         PartialEq,
         PartialOrd
     )]
+    #[serde(rename_all = "snake_case")]
     pub enum SummarizeOutputItemsItemSize {
-        #[serde(rename = "small")]
         Small,
-        #[serde(rename = "large")]
         Large,
     }
 
@@ -229,10 +227,9 @@ pub mod types {
         PartialEq,
         PartialOrd
     )]
+    #[serde(rename_all = "snake_case")]
     pub enum SummarizeOutputUnit {
-        #[serde(rename = "m")]
         M,
-        #[serde(rename = "km")]
         Km,
     }
 

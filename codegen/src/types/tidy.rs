@@ -11,6 +11,8 @@
 //!   (`String`, not a newtype whose check repeats the schema's).
 //! - Conversion errors name the type and the value (`invalid ObjectId "abc": shorter than 24
 //!   characters`).
+//! - Serde names: one `rename_all` where a case rule gives every member's name
+//!   (`serde_names.rs`).
 //! - Doc comments are one `///` line per line of text, with no filler (`The x field.`):
 //!   what a schema does not describe stays undescribed (the `types` module allows
 //!   `missing_docs`), and markdown list and quote continuations are indented so that clippy's
@@ -49,6 +51,7 @@ pub(crate) fn tidy(
     for item in items.iter_mut() {
         Docs { root_docs }.visit_item_mut(item);
     }
+    super::serde_names::rename_all(items);
     merged
 }
 

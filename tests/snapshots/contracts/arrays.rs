@@ -11,6 +11,7 @@ pub mod types {
     use serde::{Deserialize, Serialize};
 
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
+    #[serde(rename_all = "camelCase")]
     pub struct Lists {
         pub generic: Vec<f64>,
         pub named: (f64, f64),
@@ -18,9 +19,7 @@ pub mod types {
         pub objects: Vec<ListsObjectsItem>,
         pub pair: (String, f64),
         pub plain: Vec<String>,
-        #[serde(rename = "readonlyArray")]
         pub readonly_array: Vec<bool>,
-        #[serde(rename = "readonlyGeneric")]
         pub readonly_generic: Vec<String>,
     }
 

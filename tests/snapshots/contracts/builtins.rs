@@ -103,12 +103,10 @@ pub mod types {
         PartialEq,
         PartialOrd
     )]
+    #[serde(rename_all = "snake_case")]
     pub enum ItemKey {
-        #[serde(rename = "id")]
         Id,
-        #[serde(rename = "label")]
         Label,
-        #[serde(rename = "note")]
         Note,
     }
 
@@ -190,14 +188,11 @@ pub mod types {
         PartialEq,
         PartialOrd
     )]
+    #[serde(rename_all = "snake_case")]
     pub enum Level {
-        #[serde(rename = "debug")]
         Debug,
-        #[serde(rename = "info")]
         Info,
-        #[serde(rename = "warn")]
         Warn,
-        #[serde(rename = "error")]
         Error,
     }
 
@@ -254,10 +249,9 @@ pub mod types {
         PartialEq,
         PartialOrd
     )]
+    #[serde(rename_all = "snake_case")]
     pub enum Loud {
-        #[serde(rename = "warn")]
         Warn,
-        #[serde(rename = "error")]
         Error,
     }
 
@@ -372,10 +366,9 @@ pub mod types {
         PartialEq,
         PartialOrd
     )]
+    #[serde(rename_all = "snake_case")]
     pub enum Quiet {
-        #[serde(rename = "debug")]
         Debug,
-        #[serde(rename = "info")]
         Info,
     }
 

@@ -28,10 +28,9 @@ pub mod types {
         PartialEq,
         PartialOrd
     )]
+    #[serde(rename_all = "SCREAMING_SNAKE_CASE")]
     pub enum Direction {
-        #[serde(rename = "UP")]
         Up,
-        #[serde(rename = "DOWN")]
         Down,
     }
 

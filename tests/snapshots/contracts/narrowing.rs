@@ -87,10 +87,9 @@ pub mod types {
         PartialEq,
         PartialOrd
     )]
+    #[serde(rename_all = "snake_case")]
     pub enum ModesMode {
-        #[serde(rename = "b")]
         B,
-        #[serde(rename = "c")]
         C,
     }
 

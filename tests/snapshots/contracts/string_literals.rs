@@ -26,10 +26,9 @@ pub mod types {
         PartialEq,
         PartialOrd
     )]
+    #[serde(rename_all = "snake_case")]
     pub enum Editing {
-        #[serde(rename = "everyone")]
         Everyone,
-        #[serde(rename = "owner")]
         Owner,
     }
 
@@ -231,10 +230,9 @@ pub mod types {
         PartialEq,
         PartialOrd
     )]
+    #[serde(rename_all = "snake_case")]
     pub enum LiteralsMode {
-        #[serde(rename = "follow")]
         Follow,
-        #[serde(rename = "approach")]
         Approach,
     }
 

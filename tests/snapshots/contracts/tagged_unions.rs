@@ -158,13 +158,12 @@ pub mod types {
     /// Told apart by a string.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(tag = "kind")]
+    #[serde(rename_all = "snake_case")]
     pub enum Shape {
-        #[serde(rename = "circle")]
         Circle {
             #[serde(serialize_with = "mcp_bindgen::__private::number")]
             radius: f64,
         },
-        #[serde(rename = "square")]
         Square { #[serde(serialize_with = "mcp_bindgen::__private::number")] side: f64 },
     }
 

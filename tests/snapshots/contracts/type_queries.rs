@@ -81,10 +81,9 @@ pub mod types {
         PartialEq,
         PartialOrd
     )]
+    #[serde(rename_all = "snake_case")]
     pub enum Kind {
-        #[serde(rename = "circle")]
         Circle,
-        #[serde(rename = "square")]
         Square,
     }
 
@@ -137,10 +136,9 @@ pub mod types {
         PartialEq,
         PartialOrd
     )]
+    #[serde(rename_all = "snake_case")]
     pub enum KindName {
-        #[serde(rename = "circle")]
         Circle,
-        #[serde(rename = "square")]
         Square,
     }
 
@@ -213,12 +211,10 @@ pub mod types {
         PartialEq,
         PartialOrd
     )]
+    #[serde(rename_all = "snake_case")]
     pub enum PointKey {
-        #[serde(rename = "x")]
         X,
-        #[serde(rename = "y")]
         Y,
-        #[serde(rename = "label")]
         Label,
     }
 

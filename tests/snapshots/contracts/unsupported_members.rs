@@ -38,16 +38,12 @@ pub mod types {
         PartialEq,
         PartialOrd
     )]
+    #[serde(rename_all = "camelCase")]
     pub enum MixedKeys {
-        #[serde(rename = "name")]
         Name,
-        #[serde(rename = "onChange")]
         OnChange,
-        #[serde(rename = "keys")]
         Keys,
-        #[serde(rename = "mapped")]
         Mapped,
-        #[serde(rename = "imported")]
         Imported,
     }
 

@@ -31,18 +31,16 @@ pub mod types {
 
     /// The arguments of `create_comment`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
+    #[serde(rename_all = "camelCase")]
     pub struct CreateCommentArgs {
         /// The ID of the base
-        #[serde(rename = "baseId")]
         pub base_id: String,
         /// Optional parent comment ID for threaded replies
-        #[serde(rename = "parentCommentId", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         pub parent_comment_id: Option<String>,
         /// The ID of the record
-        #[serde(rename = "recordId")]
         pub record_id: String,
         /// The ID or name of the table
-        #[serde(rename = "tableId")]
         pub table_id: String,
         /// The comment text
         pub text: String,
@@ -57,14 +55,14 @@ pub mod types {
 
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
+    #[serde(rename_all = "camelCase")]
     pub struct CreateCommentOutputComment {
         pub author: CreateCommentOutputCommentAuthor,
-        #[serde(rename = "createdTime")]
         pub created_time: String,
         pub id: String,
-        #[serde(rename = "lastUpdatedTime", deserialize_with = "Option::deserialize")]
+        #[serde(deserialize_with = "Option::deserialize")]
         pub last_updated_time: Option<String>,
-        #[serde(rename = "parentCommentId", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         pub parent_comment_id: Option<String>,
         pub text: String,
     }
@@ -80,13 +78,12 @@ pub mod types {
 
     /// The arguments of `create_field`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
+    #[serde(rename_all = "camelCase")]
     pub struct CreateFieldArgs {
         /// The ID of the base
-        #[serde(rename = "baseId")]
         pub base_id: String,
         pub nested: CreateFieldArgsNested,
         /// The ID or name of the table
-        #[serde(rename = "tableId")]
         pub table_id: String,
     }
 
@@ -105,14 +102,13 @@ pub mod types {
 
     /// The arguments of `create_record`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
+    #[serde(rename_all = "camelCase")]
     pub struct CreateRecordArgs {
         /// The ID of the base
-        #[serde(rename = "baseId")]
         pub base_id: String,
         /// The fields for the new record
         pub fields: Map<String, Value>,
         /// The ID or name of the table
-        #[serde(rename = "tableId")]
         pub table_id: String,
     }
 
@@ -148,15 +144,13 @@ pub mod types {
 
     /// The arguments of `delete_records`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
+    #[serde(rename_all = "camelCase")]
     pub struct DeleteRecordsArgs {
         /// The ID of the base
-        #[serde(rename = "baseId")]
         pub base_id: String,
         /// Array of record IDs to delete
-        #[serde(rename = "recordIds")]
         pub record_ids: Vec<String>,
         /// The ID or name of the table
-        #[serde(rename = "tableId")]
         pub table_id: String,
     }
 
@@ -175,9 +169,9 @@ pub mod types {
 
     /// The arguments of `describe_table`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
+    #[serde(rename_all = "camelCase")]
     pub struct DescribeTableArgs {
         /// The ID of the base
-        #[serde(rename = "baseId")]
         pub base_id: String,
         /// Detail level for table information:
         /// - tableIdentifiersOnly: table IDs and names
@@ -190,13 +184,9 @@ pub mod types {
         /// - Only use 'full' when you need field types, descriptions, or other detailed configuration
         ///
         /// If you only need detailed information on a few tables in a base with many complex tables, it might be more efficient for you to use list_tables with tableIdentifiersOnly, then describe_table with full on the specific tables you want.
-        #[serde(
-            rename = "detailLevel",
-            default = "defaults::describe_table_args_detail_level"
-        )]
+        #[serde(default = "defaults::describe_table_args_detail_level")]
         pub detail_level: DescribeTableArgsDetailLevel,
         /// The ID or name of the table
-        #[serde(rename = "tableId")]
         pub table_id: String,
     }
 
@@ -223,12 +213,10 @@ pub mod types {
         PartialEq,
         PartialOrd
     )]
+    #[serde(rename_all = "camelCase")]
     pub enum DescribeTableArgsDetailLevel {
-        #[serde(rename = "tableIdentifiersOnly")]
         TableIdentifiersOnly,
-        #[serde(rename = "identifiersOnly")]
         IdentifiersOnly,
-        #[serde(rename = "full")]
         Full,
     }
 
@@ -294,15 +282,13 @@ pub mod types {
 
     /// The arguments of `get_record`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
+    #[serde(rename_all = "camelCase")]
     pub struct GetRecordArgs {
         /// The ID of the base
-        #[serde(rename = "baseId")]
         pub base_id: String,
         /// The ID of the record
-        #[serde(rename = "recordId")]
         pub record_id: String,
         /// The ID or name of the table
-        #[serde(rename = "tableId")]
         pub table_id: String,
     }
 
@@ -332,21 +318,19 @@ pub mod types {
 
     /// The arguments of `list_comments`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
+    #[serde(rename_all = "camelCase")]
     pub struct ListCommentsArgs {
         /// The ID of the base
-        #[serde(rename = "baseId")]
         pub base_id: String,
         /// Offset for pagination
         #[serde(skip_serializing_if = "Option::is_none")]
         pub offset: Option<String>,
         /// Number of comments to return (max 100, default 100)
-        #[serde(rename = "pageSize", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         pub page_size: Option<f64>,
         /// The ID of the record
-        #[serde(rename = "recordId")]
         pub record_id: String,
         /// The ID or name of the table
-        #[serde(rename = "tableId")]
         pub table_id: String,
     }
 
@@ -361,14 +345,14 @@ pub mod types {
 
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
+    #[serde(rename_all = "camelCase")]
     pub struct ListCommentsOutputCommentsItem {
         pub author: ListCommentsOutputCommentsItemAuthor,
-        #[serde(rename = "createdTime")]
         pub created_time: String,
         pub id: String,
-        #[serde(rename = "lastUpdatedTime", deserialize_with = "Option::deserialize")]
+        #[serde(deserialize_with = "Option::deserialize")]
         pub last_updated_time: Option<String>,
-        #[serde(rename = "parentCommentId", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         pub parent_comment_id: Option<String>,
         pub text: String,
     }
@@ -384,24 +368,23 @@ pub mod types {
 
     /// The arguments of `list_records`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
+    #[serde(rename_all = "camelCase")]
     pub struct ListRecordsArgs {
         /// The ID of the base
-        #[serde(rename = "baseId")]
         pub base_id: String,
         /// An array of field names or IDs to include in the response. Omit this to return all fields, which is usually what you want. Only set it if the table has many fields and you don't need most of them, AND you already know the exact field names or IDs (e.g. from describe_table) - guessing them will silently return the wrong data.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         pub fields: Option<Vec<String>>,
         /// A formula used to filter records
-        #[serde(rename = "filterByFormula", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         pub filter_by_formula: Option<String>,
         /// The maximum total number of records that will be returned
-        #[serde(rename = "maxRecords", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         pub max_records: Option<f64>,
         /// A list of sort objects that specifies how the records will be ordered
         #[serde(default, skip_serializing_if = "Option::is_none")]
         pub sort: Option<Vec<ListRecordsArgsSortItem>>,
         /// The ID or name of the table
-        #[serde(rename = "tableId")]
         pub table_id: String,
         /// The name or ID of a view in the table
         #[serde(skip_serializing_if = "Option::is_none")]
@@ -427,10 +410,9 @@ pub mod types {
         PartialEq,
         PartialOrd
     )]
+    #[serde(rename_all = "snake_case")]
     pub enum ListRecordsArgsSortItemDirection {
-        #[serde(rename = "asc")]
         Asc,
-        #[serde(rename = "desc")]
         Desc,
     }
 
@@ -495,9 +477,9 @@ pub mod types {
 
     /// The arguments of `list_tables`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
+    #[serde(rename_all = "camelCase")]
     pub struct ListTablesArgs {
         /// The ID of the base
-        #[serde(rename = "baseId")]
         pub base_id: String,
         /// Detail level for table information:
         /// - tableIdentifiersOnly: table IDs and names
@@ -510,10 +492,7 @@ pub mod types {
         /// - Only use 'full' when you need field types, descriptions, or other detailed configuration
         ///
         /// If you only need detailed information on a few tables in a base with many complex tables, it might be more efficient for you to use list_tables with tableIdentifiersOnly, then describe_table with full on the specific tables you want.
-        #[serde(
-            rename = "detailLevel",
-            default = "defaults::list_tables_args_detail_level"
-        )]
+        #[serde(default = "defaults::list_tables_args_detail_level")]
         pub detail_level: ListTablesArgsDetailLevel,
     }
 
@@ -540,12 +519,10 @@ pub mod types {
         PartialEq,
         PartialOrd
     )]
+    #[serde(rename_all = "camelCase")]
     pub enum ListTablesArgsDetailLevel {
-        #[serde(rename = "tableIdentifiersOnly")]
         TableIdentifiersOnly,
-        #[serde(rename = "identifiersOnly")]
         IdentifiersOnly,
-        #[serde(rename = "full")]
         Full,
     }
 
@@ -611,21 +588,19 @@ pub mod types {
 
     /// The arguments of `search_records`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
+    #[serde(rename_all = "camelCase")]
     pub struct SearchRecordsArgs {
         /// The ID of the base
-        #[serde(rename = "baseId")]
         pub base_id: String,
         /// Optional array of field IDs to search in
-        #[serde(rename = "fieldIds", default, skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub field_ids: Option<Vec<String>>,
         /// The maximum total number of records that will be returned
-        #[serde(rename = "maxRecords", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         pub max_records: Option<f64>,
         /// The text to search for
-        #[serde(rename = "searchTerm")]
         pub search_term: String,
         /// The ID or name of the table
-        #[serde(rename = "tableId")]
         pub table_id: String,
         /// The name or ID of a view in the table
         #[serde(skip_serializing_if = "Option::is_none")]
@@ -648,21 +623,19 @@ pub mod types {
 
     /// The arguments of `update_field`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
+    #[serde(rename_all = "camelCase")]
     pub struct UpdateFieldArgs {
         /// The ID of the base
-        #[serde(rename = "baseId")]
         pub base_id: String,
         /// New description for the field
         #[serde(skip_serializing_if = "Option::is_none")]
         pub description: Option<String>,
         /// The ID of the field
-        #[serde(rename = "fieldId")]
         pub field_id: String,
         /// New name for the field
         #[serde(skip_serializing_if = "Option::is_none")]
         pub name: Option<String>,
         /// The ID or name of the table
-        #[serde(rename = "tableId")]
         pub table_id: String,
     }
 
@@ -675,14 +648,13 @@ pub mod types {
 
     /// The arguments of `update_records`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
+    #[serde(rename_all = "camelCase")]
     pub struct UpdateRecordsArgs {
         /// The ID of the base
-        #[serde(rename = "baseId")]
         pub base_id: String,
         /// Array of records to update (max 10)
         pub records: Vec<UpdateRecordsArgsRecordsItem>,
         /// The ID or name of the table
-        #[serde(rename = "tableId")]
         pub table_id: String,
     }
 
@@ -708,9 +680,9 @@ pub mod types {
 
     /// The arguments of `update_table`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
+    #[serde(rename_all = "camelCase")]
     pub struct UpdateTableArgs {
         /// The ID of the base
-        #[serde(rename = "baseId")]
         pub base_id: String,
         /// New description for the table
         #[serde(skip_serializing_if = "Option::is_none")]
@@ -719,7 +691,6 @@ pub mod types {
         #[serde(skip_serializing_if = "Option::is_none")]
         pub name: Option<String>,
         /// The ID or name of the table
-        #[serde(rename = "tableId")]
         pub table_id: String,
     }
 
@@ -732,22 +703,19 @@ pub mod types {
 
     /// The arguments of `upload_attachment`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
+    #[serde(rename_all = "camelCase")]
     pub struct UploadAttachmentArgs {
         /// The ID or name of the attachment field (e.g. fldXXXXXXXXXXXXXX or "Images")
-        #[serde(rename = "attachmentFieldIdOrName")]
         pub attachment_field_id_or_name: String,
         /// The ID of the base
-        #[serde(rename = "baseId")]
         pub base_id: String,
         /// MIME type of the file (e.g. "image/jpeg", "image/png", "application/pdf")
-        #[serde(rename = "contentType")]
         pub content_type: String,
         /// Raw base64-encoded file content (no data URL prefix)
         pub file: String,
         /// Filename for the attachment (e.g. "image.jpg")
         pub filename: String,
         /// The ID of the existing record (e.g. recXXXXXXXXXXXXXX)
-        #[serde(rename = "recordId")]
         pub record_id: String,
     }
 

@@ -29,12 +29,13 @@ pub mod types {
 
     /// The arguments of `generate_area_chart`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
+    #[serde(rename_all = "camelCase")]
     pub struct GenerateAreaChartArgs {
         /// Set the x-axis title of chart.
-        #[serde(rename = "axisXTitle", default)]
+        #[serde(default)]
         pub axis_x_title: String,
         /// Set the y-axis title of chart.
-        #[serde(rename = "axisYTitle", default)]
+        #[serde(default)]
         pub axis_y_title: String,
         /// Data for area chart, it should be an array of objects, each object contains a `time` field and a `value` field, such as, [{ time: '2015', value: 23 }, { time: '2016', value: 32 }], when stacking is needed for area, the data should contain a `group` field, such as, [{ time: '2015', value: 23, group: 'A' }, { time: '2015', value: 32, group: 'B' }].
         pub data: Vec<GenerateAreaChartArgsDataItem>,
@@ -67,12 +68,13 @@ pub mod types {
 
     /// Style configuration for the chart with a JSON object, optional.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
+    #[serde(rename_all = "camelCase")]
     pub struct GenerateAreaChartArgsStyle {
         /// Background color of the chart, such as, '#fff'.
-        #[serde(rename = "backgroundColor", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         pub background_color: Option<String>,
         /// Line width for the lines of chart, such as 4.
-        #[serde(rename = "lineWidth", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         pub line_width: Option<f64>,
         /// Color palette for the chart, it is a collection of colors.
         #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -106,10 +108,9 @@ pub mod types {
         PartialEq,
         PartialOrd
     )]
+    #[serde(rename_all = "snake_case")]
     pub enum GenerateAreaChartArgsStyleTexture {
-        #[serde(rename = "default")]
         Default,
-        #[serde(rename = "rough")]
         Rough,
     }
 
@@ -177,12 +178,10 @@ pub mod types {
         PartialEq,
         PartialOrd
     )]
+    #[serde(rename_all = "snake_case")]
     pub enum GenerateAreaChartArgsTheme {
-        #[serde(rename = "default")]
         Default,
-        #[serde(rename = "academy")]
         Academy,
-        #[serde(rename = "dark")]
         Dark,
     }
 
@@ -241,12 +240,13 @@ pub mod types {
 
     /// The arguments of `generate_bar_chart`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
+    #[serde(rename_all = "camelCase")]
     pub struct GenerateBarChartArgs {
         /// Set the x-axis title of chart.
-        #[serde(rename = "axisXTitle", default)]
+        #[serde(default)]
         pub axis_x_title: String,
         /// Set the y-axis title of chart.
-        #[serde(rename = "axisYTitle", default)]
+        #[serde(default)]
         pub axis_y_title: String,
         /// Data for bar chart, such as, [{ category: '分类一', value: 10 }, { category: '分类二', value: 20 }], when grouping or stacking is needed for bar, the data should contain a `group` field, such as, when [{ category: '北京', value: 825, group: '油车' }, { category: '北京', value: 1000, group: '电车' }].
         pub data: Vec<GenerateBarChartArgsDataItem>,
@@ -317,10 +317,9 @@ pub mod types {
         PartialEq,
         PartialOrd
     )]
+    #[serde(rename_all = "snake_case")]
     pub enum GenerateBarChartArgsStyleTexture {
-        #[serde(rename = "default")]
         Default,
-        #[serde(rename = "rough")]
         Rough,
     }
 
@@ -388,12 +387,10 @@ pub mod types {
         PartialEq,
         PartialOrd
     )]
+    #[serde(rename_all = "snake_case")]
     pub enum GenerateBarChartArgsTheme {
-        #[serde(rename = "default")]
         Default,
-        #[serde(rename = "academy")]
         Academy,
-        #[serde(rename = "dark")]
         Dark,
     }
 
@@ -452,12 +449,13 @@ pub mod types {
 
     /// The arguments of `generate_boxplot_chart`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
+    #[serde(rename_all = "camelCase")]
     pub struct GenerateBoxplotChartArgs {
         /// Set the x-axis title of chart.
-        #[serde(rename = "axisXTitle", default)]
+        #[serde(default)]
         pub axis_x_title: String,
         /// Set the y-axis title of chart.
-        #[serde(rename = "axisYTitle", default)]
+        #[serde(default)]
         pub axis_y_title: String,
         /// Data for boxplot chart, such as, [{ category: '分类一', value: 10 }] or [{ category: '分类二', value: 20, group: '组别一' }].
         pub data: Vec<GenerateBoxplotChartArgsDataItem>,
@@ -490,15 +488,16 @@ pub mod types {
 
     /// Style configuration for the chart with a JSON object, optional.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
+    #[serde(rename_all = "camelCase")]
     pub struct GenerateBoxplotChartArgsStyle {
         /// Background color of the chart, such as, '#fff'.
-        #[serde(rename = "backgroundColor", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         pub background_color: Option<String>,
         /// Color palette for the chart, it is a collection of colors.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         pub palette: Option<Vec<String>>,
         /// Whether to start the axis at zero, optional, default is false.
-        #[serde(rename = "startAtZero", default)]
+        #[serde(default)]
         pub start_at_zero: bool,
         /// Set the texture for the chart, optional, default is 'default'. 'rough' refers to hand-drawn style.
         #[serde(default = "defaults::generate_boxplot_chart_args_style_texture")]
@@ -529,10 +528,9 @@ pub mod types {
         PartialEq,
         PartialOrd
     )]
+    #[serde(rename_all = "snake_case")]
     pub enum GenerateBoxplotChartArgsStyleTexture {
-        #[serde(rename = "default")]
         Default,
-        #[serde(rename = "rough")]
         Rough,
     }
 
@@ -600,12 +598,10 @@ pub mod types {
         PartialEq,
         PartialOrd
     )]
+    #[serde(rename_all = "snake_case")]
     pub enum GenerateBoxplotChartArgsTheme {
-        #[serde(rename = "default")]
         Default,
-        #[serde(rename = "academy")]
         Academy,
-        #[serde(rename = "dark")]
         Dark,
     }
 
@@ -664,12 +660,13 @@ pub mod types {
 
     /// The arguments of `generate_column_chart`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
+    #[serde(rename_all = "camelCase")]
     pub struct GenerateColumnChartArgs {
         /// Set the x-axis title of chart.
-        #[serde(rename = "axisXTitle", default)]
+        #[serde(default)]
         pub axis_x_title: String,
         /// Set the y-axis title of chart.
-        #[serde(rename = "axisYTitle", default)]
+        #[serde(default)]
         pub axis_y_title: String,
         /// Data for column chart, such as, [{ category: 'Category A', value: 10 }, { category: 'Category B', value: 20 }], when grouping or stacking is needed for column, the data should contain a 'group' field, such as, [{ category: 'Beijing', value: 825, group: 'Gas Car' }, { category: 'Beijing', value: 1000, group: 'Electric Car' }].
         pub data: Vec<GenerateColumnChartArgsDataItem>,
@@ -740,10 +737,9 @@ pub mod types {
         PartialEq,
         PartialOrd
     )]
+    #[serde(rename_all = "snake_case")]
     pub enum GenerateColumnChartArgsStyleTexture {
-        #[serde(rename = "default")]
         Default,
-        #[serde(rename = "rough")]
         Rough,
     }
 
@@ -811,12 +807,10 @@ pub mod types {
         PartialEq,
         PartialOrd
     )]
+    #[serde(rename_all = "snake_case")]
     pub enum GenerateColumnChartArgsTheme {
-        #[serde(rename = "default")]
         Default,
-        #[serde(rename = "academy")]
         Academy,
-        #[serde(rename = "dark")]
         Dark,
     }
 
@@ -889,26 +883,27 @@ pub mod types {
 
     /// Administrative division data, lower-level administrative divisions are optional. There are usually two scenarios: one is to simply display the regional composition, only `fillColor` needs to be configured, and all administrative divisions are consistent, representing that all blocks are connected as one; the other is the regional data distribution scenario, first determine the `dataType`, `dataValueUnit` and `dataLabel` configurations, `dataValue` should be a meaningful value and consistent with the meaning of dataType, and then determine the style configuration. The `fillColor` configuration represents the default fill color for areas without data. Lower-level administrative divisions do not need `fillColor` configuration, and their fill colors are determined by the `colors` configuration (If `dataType` is "number", only one base color (warm color) is needed in the list to calculate the continuous data mapping color band; if `dataType` is "enum", the number of color values in the list is equal to the number of enumeration values (contrast colors)). If `subdistricts` has a value, `showAllSubdistricts` must be set to true. For example, {"title": "陕西省地级市分布图", "data": {"name": "陕西省", "showAllSubdistricts": true, "dataLabel": "城市", "dataType": "enum", "colors": ["#4ECDC4", "#A5D8FF"], "subdistricts": [{"name": "西安市", "dataValue": "省会"}, {"name": "宝鸡市", "dataValue": "地级市"}, {"name": "咸阳市", "dataValue": "地级市"}, {"name": "铜川市", "dataValue": "地级市"}, {"name": "渭南市", "dataValue": "地级市"}, {"name": "延安市", "dataValue": "地级市"}, {"name": "榆林市", "dataValue": "地级市"}, {"name": "汉中市", "dataValue": "地级市"}, {"name": "安康市", "dataValue": "地级市"}, {"name": "商洛市", "dataValue": "地级市"}]}, "width": 1000, "height": 1000}.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
+    #[serde(rename_all = "camelCase")]
     pub struct GenerateDistrictMapArgsData {
         /// Data color list, in rgb or rgba format.
         #[serde(default = "defaults::generate_district_map_args_data_colors")]
         pub colors: Vec<String>,
         /// Data label, such as "GDP"
-        #[serde(rename = "dataLabel", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         pub data_label: Option<String>,
         /// The type of the data value, numeric or enumeration type
-        #[serde(rename = "dataType", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         pub data_type: Option<GenerateDistrictMapArgsDataDataType>,
         /// Data value, numeric string or enumeration string.
-        #[serde(rename = "dataValue", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         pub data_value: Option<String>,
         /// Data unit, such as "万亿"
-        #[serde(rename = "dataValueUnit", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         pub data_value_unit: Option<String>,
         /// Keywords for the Chinese name of an administrative region (must be within China), and must be one of China, province, city, district, or county. The name should be more specific and add attributive descriptions, for example, "西安市" is better than "西安", "杭州西湖区" is better than "西湖区". It cannot be a specific place name or a vague name, such as "其它".
         pub name: String,
         /// Whether to display all subdistricts.
-        #[serde(rename = "showAllSubdistricts", default)]
+        #[serde(default)]
         pub show_all_subdistricts: bool,
         #[serde(skip_serializing_if = "Option::is_none")]
         pub style: Option<GenerateDistrictMapArgsDataStyle>,
@@ -930,10 +925,9 @@ pub mod types {
         PartialEq,
         PartialOrd
     )]
+    #[serde(rename_all = "snake_case")]
     pub enum GenerateDistrictMapArgsDataDataType {
-        #[serde(rename = "number")]
         Number,
-        #[serde(rename = "enum")]
         Enum,
     }
 
@@ -1036,14 +1030,14 @@ pub mod types {
     }
 
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
+    #[serde(rename_all = "camelCase")]
     pub struct GenerateDualAxesChartArgsSeriesItem {
         /// Set the y-axis title of the chart series, such as, axisYTitle: '销售额'.
-        #[serde(rename = "axisYTitle", default)]
+        #[serde(default)]
         pub axis_y_title: String,
         /// When type is column, the data represents quantities, such as [91.9, 99.1, 101.6, 114.4, 121]. When type is line, the data represents ratios and its values are recommended to be less than 1, such as [0.055, 0.06, 0.062, 0.07, 0.075].
         pub data: Vec<f64>,
         /// The optional value can be 'column' or 'line'.
-        #[serde(rename = "type")]
         pub type_: GenerateDualAxesChartArgsSeriesItemType,
     }
 
@@ -1060,10 +1054,9 @@ pub mod types {
         PartialEq,
         PartialOrd
     )]
+    #[serde(rename_all = "snake_case")]
     pub enum GenerateDualAxesChartArgsSeriesItemType {
-        #[serde(rename = "column")]
         Column,
-        #[serde(rename = "line")]
         Line,
     }
 
@@ -1114,15 +1107,16 @@ pub mod types {
 
     /// Style configuration for the chart with a JSON object, optional.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
+    #[serde(rename_all = "camelCase")]
     pub struct GenerateDualAxesChartArgsStyle {
         /// Background color of the chart, such as, '#fff'.
-        #[serde(rename = "backgroundColor", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         pub background_color: Option<String>,
         /// Color palette for the chart, it is a collection of colors.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         pub palette: Option<Vec<String>>,
         /// Whether to start the axis at zero, optional, default is false.
-        #[serde(rename = "startAtZero", default)]
+        #[serde(default)]
         pub start_at_zero: bool,
         /// Set the texture for the chart, optional, default is 'default'. 'rough' refers to hand-drawn style.
         #[serde(default = "defaults::generate_dual_axes_chart_args_style_texture")]
@@ -1153,10 +1147,9 @@ pub mod types {
         PartialEq,
         PartialOrd
     )]
+    #[serde(rename_all = "snake_case")]
     pub enum GenerateDualAxesChartArgsStyleTexture {
-        #[serde(rename = "default")]
         Default,
-        #[serde(rename = "rough")]
         Rough,
     }
 
@@ -1224,12 +1217,10 @@ pub mod types {
         PartialEq,
         PartialOrd
     )]
+    #[serde(rename_all = "snake_case")]
     pub enum GenerateDualAxesChartArgsTheme {
-        #[serde(rename = "default")]
         Default,
-        #[serde(rename = "academy")]
         Academy,
-        #[serde(rename = "dark")]
         Dark,
     }
 
@@ -1363,10 +1354,9 @@ pub mod types {
         PartialEq,
         PartialOrd
     )]
+    #[serde(rename_all = "snake_case")]
     pub enum GenerateFishboneDiagramArgsStyleTexture {
-        #[serde(rename = "default")]
         Default,
-        #[serde(rename = "rough")]
         Rough,
     }
 
@@ -1434,12 +1424,10 @@ pub mod types {
         PartialEq,
         PartialOrd
     )]
+    #[serde(rename_all = "snake_case")]
     pub enum GenerateFishboneDiagramArgsTheme {
-        #[serde(rename = "default")]
         Default,
-        #[serde(rename = "academy")]
         Academy,
-        #[serde(rename = "dark")]
         Dark,
     }
 
@@ -1562,10 +1550,9 @@ pub mod types {
         PartialEq,
         PartialOrd
     )]
+    #[serde(rename_all = "snake_case")]
     pub enum GenerateFlowDiagramArgsStyleTexture {
-        #[serde(rename = "default")]
         Default,
-        #[serde(rename = "rough")]
         Rough,
     }
 
@@ -1633,12 +1620,10 @@ pub mod types {
         PartialEq,
         PartialOrd
     )]
+    #[serde(rename_all = "snake_case")]
     pub enum GenerateFlowDiagramArgsTheme {
-        #[serde(rename = "default")]
         Default,
-        #[serde(rename = "academy")]
         Academy,
-        #[serde(rename = "dark")]
         Dark,
     }
 
@@ -1759,10 +1744,9 @@ pub mod types {
         PartialEq,
         PartialOrd
     )]
+    #[serde(rename_all = "snake_case")]
     pub enum GenerateFunnelChartArgsStyleTexture {
-        #[serde(rename = "default")]
         Default,
-        #[serde(rename = "rough")]
         Rough,
     }
 
@@ -1830,12 +1814,10 @@ pub mod types {
         PartialEq,
         PartialOrd
     )]
+    #[serde(rename_all = "snake_case")]
     pub enum GenerateFunnelChartArgsTheme {
-        #[serde(rename = "default")]
         Default,
-        #[serde(rename = "academy")]
         Academy,
-        #[serde(rename = "dark")]
         Dark,
     }
 
@@ -1894,15 +1876,16 @@ pub mod types {
 
     /// The arguments of `generate_histogram_chart`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
+    #[serde(rename_all = "camelCase")]
     pub struct GenerateHistogramChartArgs {
         /// Set the x-axis title of chart.
-        #[serde(rename = "axisXTitle", default)]
+        #[serde(default)]
         pub axis_x_title: String,
         /// Set the y-axis title of chart.
-        #[serde(rename = "axisYTitle", default)]
+        #[serde(default)]
         pub axis_y_title: String,
         /// Number of intervals to define the number of intervals in a histogram, when not specified, a built-in value will be used.
-        #[serde(rename = "binNumber", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         pub bin_number: Option<f64>,
         /// Data for histogram chart, it should be an array of numbers, such as, [78, 88, 60, 100, 95].
         pub data: Vec<f64>,
@@ -1959,10 +1942,9 @@ pub mod types {
         PartialEq,
         PartialOrd
     )]
+    #[serde(rename_all = "snake_case")]
     pub enum GenerateHistogramChartArgsStyleTexture {
-        #[serde(rename = "default")]
         Default,
-        #[serde(rename = "rough")]
         Rough,
     }
 
@@ -2030,12 +2012,10 @@ pub mod types {
         PartialEq,
         PartialOrd
     )]
+    #[serde(rename_all = "snake_case")]
     pub enum GenerateHistogramChartArgsTheme {
-        #[serde(rename = "default")]
         Default,
-        #[serde(rename = "academy")]
         Academy,
-        #[serde(rename = "dark")]
         Dark,
     }
 
@@ -2094,12 +2074,13 @@ pub mod types {
 
     /// The arguments of `generate_line_chart`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
+    #[serde(rename_all = "camelCase")]
     pub struct GenerateLineChartArgs {
         /// Set the x-axis title of chart.
-        #[serde(rename = "axisXTitle", default)]
+        #[serde(default)]
         pub axis_x_title: String,
         /// Set the y-axis title of chart.
-        #[serde(rename = "axisYTitle", default)]
+        #[serde(default)]
         pub axis_y_title: String,
         /// Data for line chart, it should be an array of objects, each object contains a `time` field and a `value` field, such as, [{ time: '2015', value: 23 }, { time: '2016', value: 32 }], when the data is grouped by time, the `group` field should be used to specify the group, such as, [{ time: '2015', value: 23, group: 'A' }, { time: '2015', value: 32, group: 'B' }].
         pub data: Vec<GenerateLineChartArgsDataItem>,
@@ -2129,18 +2110,19 @@ pub mod types {
 
     /// Style configuration for the chart with a JSON object, optional.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
+    #[serde(rename_all = "camelCase")]
     pub struct GenerateLineChartArgsStyle {
         /// Background color of the chart, such as, '#fff'.
-        #[serde(rename = "backgroundColor", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         pub background_color: Option<String>,
         /// Line width for the lines of chart, such as 4.
-        #[serde(rename = "lineWidth", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         pub line_width: Option<f64>,
         /// Color palette for the chart, it is a collection of colors.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         pub palette: Option<Vec<String>>,
         /// Whether to start the axis at zero, optional, default is false.
-        #[serde(rename = "startAtZero", default)]
+        #[serde(default)]
         pub start_at_zero: bool,
         /// Set the texture for the chart, optional, default is 'default'. 'rough' refers to hand-drawn style.
         #[serde(default = "defaults::generate_line_chart_args_style_texture")]
@@ -2172,10 +2154,9 @@ pub mod types {
         PartialEq,
         PartialOrd
     )]
+    #[serde(rename_all = "snake_case")]
     pub enum GenerateLineChartArgsStyleTexture {
-        #[serde(rename = "default")]
         Default,
-        #[serde(rename = "rough")]
         Rough,
     }
 
@@ -2243,12 +2224,10 @@ pub mod types {
         PartialEq,
         PartialOrd
     )]
+    #[serde(rename_all = "snake_case")]
     pub enum GenerateLineChartArgsTheme {
-        #[serde(rename = "default")]
         Default,
-        #[serde(rename = "academy")]
         Academy,
-        #[serde(rename = "dark")]
         Dark,
     }
 
@@ -2342,14 +2321,11 @@ pub mod types {
         PartialEq,
         PartialOrd
     )]
+    #[serde(rename_all = "snake_case")]
     pub enum GenerateLiquidChartArgsShape {
-        #[serde(rename = "circle")]
         Circle,
-        #[serde(rename = "rect")]
         Rect,
-        #[serde(rename = "pin")]
         Pin,
-        #[serde(rename = "triangle")]
         Triangle,
     }
 
@@ -2445,10 +2421,9 @@ pub mod types {
         PartialEq,
         PartialOrd
     )]
+    #[serde(rename_all = "snake_case")]
     pub enum GenerateLiquidChartArgsStyleTexture {
-        #[serde(rename = "default")]
         Default,
-        #[serde(rename = "rough")]
         Rough,
     }
 
@@ -2516,12 +2491,10 @@ pub mod types {
         PartialEq,
         PartialOrd
     )]
+    #[serde(rename_all = "snake_case")]
     pub enum GenerateLiquidChartArgsTheme {
-        #[serde(rename = "default")]
         Default,
-        #[serde(rename = "academy")]
         Academy,
-        #[serde(rename = "dark")]
         Dark,
     }
 
@@ -2653,10 +2626,9 @@ pub mod types {
         PartialEq,
         PartialOrd
     )]
+    #[serde(rename_all = "snake_case")]
     pub enum GenerateMindMapArgsStyleTexture {
-        #[serde(rename = "default")]
         Default,
-        #[serde(rename = "rough")]
         Rough,
     }
 
@@ -2724,12 +2696,10 @@ pub mod types {
         PartialEq,
         PartialOrd
     )]
+    #[serde(rename_all = "snake_case")]
     pub enum GenerateMindMapArgsTheme {
-        #[serde(rename = "default")]
         Default,
-        #[serde(rename = "academy")]
         Academy,
-        #[serde(rename = "dark")]
         Dark,
     }
 
@@ -2852,10 +2822,9 @@ pub mod types {
         PartialEq,
         PartialOrd
     )]
+    #[serde(rename_all = "snake_case")]
     pub enum GenerateNetworkGraphArgsStyleTexture {
-        #[serde(rename = "default")]
         Default,
-        #[serde(rename = "rough")]
         Rough,
     }
 
@@ -2923,12 +2892,10 @@ pub mod types {
         PartialEq,
         PartialOrd
     )]
+    #[serde(rename_all = "snake_case")]
     pub enum GenerateNetworkGraphArgsTheme {
-        #[serde(rename = "default")]
         Default,
-        #[serde(rename = "academy")]
         Academy,
-        #[serde(rename = "dark")]
         Dark,
     }
 
@@ -3057,10 +3024,9 @@ pub mod types {
         PartialEq,
         PartialOrd
     )]
+    #[serde(rename_all = "snake_case")]
     pub enum GenerateOrganizationChartArgsOrient {
-        #[serde(rename = "horizontal")]
         Horizontal,
-        #[serde(rename = "vertical")]
         Vertical,
     }
 
@@ -3144,10 +3110,9 @@ pub mod types {
         PartialEq,
         PartialOrd
     )]
+    #[serde(rename_all = "snake_case")]
     pub enum GenerateOrganizationChartArgsStyleTexture {
-        #[serde(rename = "default")]
         Default,
-        #[serde(rename = "rough")]
         Rough,
     }
 
@@ -3215,12 +3180,10 @@ pub mod types {
         PartialEq,
         PartialOrd
     )]
+    #[serde(rename_all = "snake_case")]
     pub enum GenerateOrganizationChartArgsTheme {
-        #[serde(rename = "default")]
         Default,
-        #[serde(rename = "academy")]
         Academy,
-        #[serde(rename = "dark")]
         Dark,
     }
 
@@ -3369,10 +3332,9 @@ pub mod types {
         PartialEq,
         PartialOrd
     )]
+    #[serde(rename_all = "snake_case")]
     pub enum GeneratePieChartArgsStyleTexture {
-        #[serde(rename = "default")]
         Default,
-        #[serde(rename = "rough")]
         Rough,
     }
 
@@ -3440,12 +3402,10 @@ pub mod types {
         PartialEq,
         PartialOrd
     )]
+    #[serde(rename_all = "snake_case")]
     pub enum GeneratePieChartArgsTheme {
-        #[serde(rename = "default")]
         Default,
-        #[serde(rename = "academy")]
         Academy,
-        #[serde(rename = "dark")]
         Dark,
     }
 
@@ -3521,21 +3481,16 @@ pub mod types {
 
     /// Marker type, one is simple mode, which is just an icon and does not require `markerPopup` configuration; the other is image mode, which displays location photos and requires `markerPopup` configuration. Among them, `width`/`height`/`borderRadius` can be combined to realize rectangular photos and square photos. In addition, when `borderRadius` is half of the width and height, it can also be a circular photo.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
+    #[serde(rename_all = "camelCase")]
     pub struct GeneratePinMapArgsMarkerPopup {
         /// Border radius of the photo.
-        #[serde(
-            rename = "borderRadius",
-            default = "defaults::generate_pin_map_args_marker_popup_border_radius"
-        )]
+        #[serde(default = "defaults::generate_pin_map_args_marker_popup_border_radius")]
         pub border_radius: f64,
         /// Height of the photo.
         #[serde(default = "defaults::generate_pin_map_args_marker_popup_height")]
         pub height: f64,
         /// Must be "image".
-        #[serde(
-            rename = "type",
-            default = "defaults::generate_pin_map_args_marker_popup_type"
-        )]
+        #[serde(default = "defaults::generate_pin_map_args_marker_popup_type")]
         pub type_: String,
         /// Width of the photo.
         #[serde(default = "defaults::generate_pin_map_args_marker_popup_width")]
@@ -3584,12 +3539,13 @@ pub mod types {
 
     /// Style configuration for the chart with a JSON object, optional.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
+    #[serde(rename_all = "camelCase")]
     pub struct GenerateRadarChartArgsStyle {
         /// Background color of the chart, such as, '#fff'.
-        #[serde(rename = "backgroundColor", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         pub background_color: Option<String>,
         /// Line width for the lines of chart, such as 4.
-        #[serde(rename = "lineWidth", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         pub line_width: Option<f64>,
         /// Color palette for the chart, it is a collection of colors.
         #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -3623,10 +3579,9 @@ pub mod types {
         PartialEq,
         PartialOrd
     )]
+    #[serde(rename_all = "snake_case")]
     pub enum GenerateRadarChartArgsStyleTexture {
-        #[serde(rename = "default")]
         Default,
-        #[serde(rename = "rough")]
         Rough,
     }
 
@@ -3694,12 +3649,10 @@ pub mod types {
         PartialEq,
         PartialOrd
     )]
+    #[serde(rename_all = "snake_case")]
     pub enum GenerateRadarChartArgsTheme {
-        #[serde(rename = "default")]
         Default,
-        #[serde(rename = "academy")]
         Academy,
-        #[serde(rename = "dark")]
         Dark,
     }
 
@@ -3803,14 +3756,11 @@ pub mod types {
         PartialEq,
         PartialOrd
     )]
+    #[serde(rename_all = "snake_case")]
     pub enum GenerateSankeyChartArgsNodeAlign {
-        #[serde(rename = "left")]
         Left,
-        #[serde(rename = "right")]
         Right,
-        #[serde(rename = "justify")]
         Justify,
-        #[serde(rename = "center")]
         Center,
     }
 
@@ -3906,10 +3856,9 @@ pub mod types {
         PartialEq,
         PartialOrd
     )]
+    #[serde(rename_all = "snake_case")]
     pub enum GenerateSankeyChartArgsStyleTexture {
-        #[serde(rename = "default")]
         Default,
-        #[serde(rename = "rough")]
         Rough,
     }
 
@@ -3977,12 +3926,10 @@ pub mod types {
         PartialEq,
         PartialOrd
     )]
+    #[serde(rename_all = "snake_case")]
     pub enum GenerateSankeyChartArgsTheme {
-        #[serde(rename = "default")]
         Default,
-        #[serde(rename = "academy")]
         Academy,
-        #[serde(rename = "dark")]
         Dark,
     }
 
@@ -4041,12 +3988,13 @@ pub mod types {
 
     /// The arguments of `generate_scatter_chart`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
+    #[serde(rename_all = "camelCase")]
     pub struct GenerateScatterChartArgs {
         /// Set the x-axis title of chart.
-        #[serde(rename = "axisXTitle", default)]
+        #[serde(default)]
         pub axis_x_title: String,
         /// Set the y-axis title of chart.
-        #[serde(rename = "axisYTitle", default)]
+        #[serde(default)]
         pub axis_y_title: String,
         /// Data for scatter chart, such as, [{ x: 10, y: 15 }], when the data is grouped, the group name can be specified in the `group` field, such as, [{ x: 10, y: 15, group: 'Group A' }].
         pub data: Vec<GenerateScatterChartArgsDataItem>,
@@ -4112,10 +4060,9 @@ pub mod types {
         PartialEq,
         PartialOrd
     )]
+    #[serde(rename_all = "snake_case")]
     pub enum GenerateScatterChartArgsStyleTexture {
-        #[serde(rename = "default")]
         Default,
-        #[serde(rename = "rough")]
         Rough,
     }
 
@@ -4183,12 +4130,10 @@ pub mod types {
         PartialEq,
         PartialOrd
     )]
+    #[serde(rename_all = "snake_case")]
     pub enum GenerateScatterChartArgsTheme {
-        #[serde(rename = "default")]
         Default,
-        #[serde(rename = "academy")]
         Academy,
-        #[serde(rename = "dark")]
         Dark,
     }
 
@@ -4299,10 +4244,9 @@ pub mod types {
         PartialEq,
         PartialOrd
     )]
+    #[serde(rename_all = "snake_case")]
     pub enum GenerateSpreadsheetArgsTheme {
-        #[serde(rename = "default")]
         Default,
-        #[serde(rename = "dark")]
         Dark,
     }
 
@@ -4439,10 +4383,9 @@ pub mod types {
         PartialEq,
         PartialOrd
     )]
+    #[serde(rename_all = "snake_case")]
     pub enum GenerateTreemapChartArgsStyleTexture {
-        #[serde(rename = "default")]
         Default,
-        #[serde(rename = "rough")]
         Rough,
     }
 
@@ -4510,12 +4453,10 @@ pub mod types {
         PartialEq,
         PartialOrd
     )]
+    #[serde(rename_all = "snake_case")]
     pub enum GenerateTreemapChartArgsTheme {
-        #[serde(rename = "default")]
         Default,
-        #[serde(rename = "academy")]
         Academy,
-        #[serde(rename = "dark")]
         Dark,
     }
 
@@ -4641,10 +4582,9 @@ pub mod types {
         PartialEq,
         PartialOrd
     )]
+    #[serde(rename_all = "snake_case")]
     pub enum GenerateVennChartArgsStyleTexture {
-        #[serde(rename = "default")]
         Default,
-        #[serde(rename = "rough")]
         Rough,
     }
 
@@ -4712,12 +4652,10 @@ pub mod types {
         PartialEq,
         PartialOrd
     )]
+    #[serde(rename_all = "snake_case")]
     pub enum GenerateVennChartArgsTheme {
-        #[serde(rename = "default")]
         Default,
-        #[serde(rename = "academy")]
         Academy,
-        #[serde(rename = "dark")]
         Dark,
     }
 
@@ -4776,12 +4714,13 @@ pub mod types {
 
     /// The arguments of `generate_violin_chart`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
+    #[serde(rename_all = "camelCase")]
     pub struct GenerateViolinChartArgs {
         /// Set the x-axis title of chart.
-        #[serde(rename = "axisXTitle", default)]
+        #[serde(default)]
         pub axis_x_title: String,
         /// Set the y-axis title of chart.
-        #[serde(rename = "axisYTitle", default)]
+        #[serde(default)]
         pub axis_y_title: String,
         /// Data for violin chart, such as, [{ category: 'Category A', value: 10 }], when the data is grouped, the 'group' field is required, such as, [{ category: 'Category B', value: 20, group: 'Group A' }].
         pub data: Vec<GenerateViolinChartArgsDataItem>,
@@ -4814,15 +4753,16 @@ pub mod types {
 
     /// Style configuration for the chart with a JSON object, optional.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
+    #[serde(rename_all = "camelCase")]
     pub struct GenerateViolinChartArgsStyle {
         /// Background color of the chart, such as, '#fff'.
-        #[serde(rename = "backgroundColor", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         pub background_color: Option<String>,
         /// Color palette for the chart, it is a collection of colors.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         pub palette: Option<Vec<String>>,
         /// Whether to start the axis at zero, optional, default is false.
-        #[serde(rename = "startAtZero", default)]
+        #[serde(default)]
         pub start_at_zero: bool,
         /// Set the texture for the chart, optional, default is 'default'. 'rough' refers to hand-drawn style.
         #[serde(default = "defaults::generate_violin_chart_args_style_texture")]
@@ -4853,10 +4793,9 @@ pub mod types {
         PartialEq,
         PartialOrd
     )]
+    #[serde(rename_all = "snake_case")]
     pub enum GenerateViolinChartArgsStyleTexture {
-        #[serde(rename = "default")]
         Default,
-        #[serde(rename = "rough")]
         Rough,
     }
 
@@ -4924,12 +4863,10 @@ pub mod types {
         PartialEq,
         PartialOrd
     )]
+    #[serde(rename_all = "snake_case")]
     pub enum GenerateViolinChartArgsTheme {
-        #[serde(rename = "default")]
         Default,
-        #[serde(rename = "academy")]
         Academy,
-        #[serde(rename = "dark")]
         Dark,
     }
 
@@ -4988,12 +4925,13 @@ pub mod types {
 
     /// The arguments of `generate_waterfall_chart`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
+    #[serde(rename_all = "camelCase")]
     pub struct GenerateWaterfallChartArgs {
         /// Set the x-axis title of chart.
-        #[serde(rename = "axisXTitle", default)]
+        #[serde(default)]
         pub axis_x_title: String,
         /// Set the y-axis title of chart.
-        #[serde(rename = "axisYTitle", default)]
+        #[serde(default)]
         pub axis_y_title: String,
         /// Data for waterfall chart, it should be an array of objects. Each object must contain a `category` field. For regular items, a `value` field is also required. The `isIntermediateTotal` field marks intermediate subtotals, and the `isTotal` field marks the final total. For example, [{ category: 'Initial', value: 100 }, { category: 'Increase', value: 50 }, { category: 'Subtotal', isIntermediateTotal: true }, { category: 'Decrease', value: -30 }, { category: 'Total', isTotal: true }].
         pub data: Vec<GenerateWaterfallChartArgsDataItem>,
@@ -5014,11 +4952,12 @@ pub mod types {
     }
 
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
+    #[serde(rename_all = "camelCase")]
     pub struct GenerateWaterfallChartArgsDataItem {
         pub category: String,
-        #[serde(rename = "isIntermediateTotal", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         pub is_intermediate_total: Option<bool>,
-        #[serde(rename = "isTotal", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         pub is_total: Option<bool>,
         #[serde(skip_serializing_if = "Option::is_none")]
         pub value: Option<f64>,
@@ -5048,15 +4987,16 @@ pub mod types {
     }
 
     #[derive(Deserialize, Serialize, Clone, Debug, Default, PartialEq)]
+    #[serde(rename_all = "camelCase")]
     pub struct GenerateWaterfallChartArgsStylePalette {
         /// Color for negative values (decreases). Default is '#2EBB59'.
-        #[serde(rename = "negativeColor", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         pub negative_color: Option<String>,
         /// Color for positive values (increases). Default is '#FF4D4F'.
-        #[serde(rename = "positiveColor", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         pub positive_color: Option<String>,
         /// Color for total and intermediate total bars. Default is '#1783FF'.
-        #[serde(rename = "totalColor", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         pub total_color: Option<String>,
     }
 
@@ -5073,10 +5013,9 @@ pub mod types {
         PartialEq,
         PartialOrd
     )]
+    #[serde(rename_all = "snake_case")]
     pub enum GenerateWaterfallChartArgsStyleTexture {
-        #[serde(rename = "default")]
         Default,
-        #[serde(rename = "rough")]
         Rough,
     }
 
@@ -5144,12 +5083,10 @@ pub mod types {
         PartialEq,
         PartialOrd
     )]
+    #[serde(rename_all = "snake_case")]
     pub enum GenerateWaterfallChartArgsTheme {
-        #[serde(rename = "default")]
         Default,
-        #[serde(rename = "academy")]
         Academy,
-        #[serde(rename = "dark")]
         Dark,
     }
 
@@ -5270,10 +5207,9 @@ pub mod types {
         PartialEq,
         PartialOrd
     )]
+    #[serde(rename_all = "snake_case")]
     pub enum GenerateWordCloudChartArgsStyleTexture {
-        #[serde(rename = "default")]
         Default,
-        #[serde(rename = "rough")]
         Rough,
     }
 
@@ -5341,12 +5277,10 @@ pub mod types {
         PartialEq,
         PartialOrd
     )]
+    #[serde(rename_all = "snake_case")]
     pub enum GenerateWordCloudChartArgsTheme {
-        #[serde(rename = "default")]
         Default,
-        #[serde(rename = "academy")]
         Academy,
-        #[serde(rename = "dark")]
         Dark,
     }
 

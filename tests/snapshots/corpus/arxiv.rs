@@ -397,12 +397,10 @@ pub mod types {
         PartialEq,
         PartialOrd
     )]
+    #[serde(rename_all = "snake_case")]
     pub enum SearchPapersArgsAbstractMode {
-        #[serde(rename = "none")]
         None,
-        #[serde(rename = "snippet")]
         Snippet,
-        #[serde(rename = "full")]
         Full,
     }
 
@@ -466,10 +464,9 @@ pub mod types {
         PartialEq,
         PartialOrd
     )]
+    #[serde(rename_all = "snake_case")]
     pub enum SearchPapersArgsSortBy {
-        #[serde(rename = "relevance")]
         Relevance,
-        #[serde(rename = "date")]
         Date,
     }
 

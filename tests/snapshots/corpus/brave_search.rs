@@ -139,10 +139,9 @@ pub mod types {
         PartialEq,
         PartialOrd
     )]
+    #[serde(rename_all = "snake_case")]
     pub enum BraveImageSearchArgsSafesearch {
-        #[serde(rename = "off")]
         Off,
-        #[serde(rename = "strict")]
         Strict,
     }
 
@@ -235,12 +234,10 @@ pub mod types {
         PartialEq,
         PartialOrd
     )]
+    #[serde(rename_all = "snake_case")]
     pub enum BraveImageSearchOutputItemsItemConfidence {
-        #[serde(rename = "low")]
         Low,
-        #[serde(rename = "medium")]
         Medium,
-        #[serde(rename = "high")]
         High,
     }
 
@@ -650,14 +647,11 @@ pub mod types {
         PartialEq,
         PartialOrd
     )]
+    #[serde(rename_all = "snake_case")]
     pub enum BraveLlmContextArgsContextThresholdMode {
-        #[serde(rename = "disabled")]
         Disabled,
-        #[serde(rename = "strict")]
         Strict,
-        #[serde(rename = "lenient")]
         Lenient,
-        #[serde(rename = "balanced")]
         Balanced,
     }
 
@@ -723,82 +717,45 @@ pub mod types {
         PartialEq,
         PartialOrd
     )]
+    #[serde(rename_all = "SCREAMING_SNAKE_CASE")]
     pub enum BraveLlmContextArgsCountry {
-        #[serde(rename = "AR")]
         Ar,
-        #[serde(rename = "AU")]
         Au,
-        #[serde(rename = "AT")]
         At,
-        #[serde(rename = "BE")]
         Be,
-        #[serde(rename = "BR")]
         Br,
-        #[serde(rename = "CA")]
         Ca,
-        #[serde(rename = "CL")]
         Cl,
-        #[serde(rename = "DK")]
         Dk,
-        #[serde(rename = "FI")]
         Fi,
-        #[serde(rename = "FR")]
         Fr,
-        #[serde(rename = "DE")]
         De,
-        #[serde(rename = "GR")]
         Gr,
-        #[serde(rename = "HK")]
         Hk,
-        #[serde(rename = "IN")]
         In,
-        #[serde(rename = "ID")]
         Id,
-        #[serde(rename = "IT")]
         It,
-        #[serde(rename = "JP")]
         Jp,
-        #[serde(rename = "KR")]
         Kr,
-        #[serde(rename = "MY")]
         My,
-        #[serde(rename = "MX")]
         Mx,
-        #[serde(rename = "NL")]
         Nl,
-        #[serde(rename = "NZ")]
         Nz,
-        #[serde(rename = "NO")]
         No,
-        #[serde(rename = "CN")]
         Cn,
-        #[serde(rename = "PL")]
         Pl,
-        #[serde(rename = "PT")]
         Pt,
-        #[serde(rename = "PH")]
         Ph,
-        #[serde(rename = "RU")]
         Ru,
-        #[serde(rename = "SA")]
         Sa,
-        #[serde(rename = "ZA")]
         Za,
-        #[serde(rename = "ES")]
         Es,
-        #[serde(rename = "SE")]
         Se,
-        #[serde(rename = "CH")]
         Ch,
-        #[serde(rename = "TW")]
         Tw,
-        #[serde(rename = "TR")]
         Tr,
-        #[serde(rename = "GB")]
         Gb,
-        #[serde(rename = "US")]
         Us,
-        #[serde(rename = "ALL")]
         All,
     }
 
@@ -940,14 +897,11 @@ pub mod types {
         PartialEq,
         PartialOrd
     )]
+    #[serde(rename_all = "snake_case")]
     pub enum BraveLlmContextArgsFreshnessSubtype0 {
-        #[serde(rename = "pd")]
         Pd,
-        #[serde(rename = "pw")]
         Pw,
-        #[serde(rename = "pm")]
         Pm,
-        #[serde(rename = "py")]
         Py,
     }
 
@@ -1098,108 +1052,58 @@ pub mod types {
         PartialEq,
         PartialOrd
     )]
+    #[serde(rename_all = "kebab-case")]
     pub enum BraveLlmContextArgsSearchLang {
-        #[serde(rename = "ar")]
         Ar,
-        #[serde(rename = "eu")]
         Eu,
-        #[serde(rename = "bn")]
         Bn,
-        #[serde(rename = "bg")]
         Bg,
-        #[serde(rename = "ca")]
         Ca,
-        #[serde(rename = "zh-hans")]
         ZhHans,
-        #[serde(rename = "zh-hant")]
         ZhHant,
-        #[serde(rename = "hr")]
         Hr,
-        #[serde(rename = "cs")]
         Cs,
-        #[serde(rename = "da")]
         Da,
-        #[serde(rename = "nl")]
         Nl,
-        #[serde(rename = "en")]
         En,
-        #[serde(rename = "en-gb")]
         EnGb,
-        #[serde(rename = "et")]
         Et,
-        #[serde(rename = "fi")]
         Fi,
-        #[serde(rename = "fr")]
         Fr,
-        #[serde(rename = "gl")]
         Gl,
-        #[serde(rename = "de")]
         De,
-        #[serde(rename = "el")]
         El,
-        #[serde(rename = "gu")]
         Gu,
-        #[serde(rename = "he")]
         He,
-        #[serde(rename = "hi")]
         Hi,
-        #[serde(rename = "hu")]
         Hu,
-        #[serde(rename = "is")]
         Is,
-        #[serde(rename = "it")]
         It,
-        #[serde(rename = "jp")]
         Jp,
-        #[serde(rename = "kn")]
         Kn,
-        #[serde(rename = "ko")]
         Ko,
-        #[serde(rename = "lv")]
         Lv,
-        #[serde(rename = "lt")]
         Lt,
-        #[serde(rename = "ms")]
         Ms,
-        #[serde(rename = "ml")]
         Ml,
-        #[serde(rename = "mr")]
         Mr,
-        #[serde(rename = "nb")]
         Nb,
-        #[serde(rename = "pl")]
         Pl,
-        #[serde(rename = "pt-br")]
         PtBr,
-        #[serde(rename = "pt-pt")]
         PtPt,
-        #[serde(rename = "pa")]
         Pa,
-        #[serde(rename = "ro")]
         Ro,
-        #[serde(rename = "ru")]
         Ru,
-        #[serde(rename = "sr")]
         Sr,
-        #[serde(rename = "sk")]
         Sk,
-        #[serde(rename = "sl")]
         Sl,
-        #[serde(rename = "es")]
         Es,
-        #[serde(rename = "sv")]
         Sv,
-        #[serde(rename = "ta")]
         Ta,
-        #[serde(rename = "te")]
         Te,
-        #[serde(rename = "th")]
         Th,
-        #[serde(rename = "tr")]
         Tr,
-        #[serde(rename = "uk")]
         Uk,
-        #[serde(rename = "vi")]
         Vi,
     }
 
@@ -1565,80 +1469,44 @@ pub mod types {
         PartialEq,
         PartialOrd
     )]
+    #[serde(rename_all = "SCREAMING_SNAKE_CASE")]
     pub enum BraveLocalSearchArgsCountry {
-        #[serde(rename = "ALL")]
         All,
-        #[serde(rename = "AR")]
         Ar,
-        #[serde(rename = "AU")]
         Au,
-        #[serde(rename = "AT")]
         At,
-        #[serde(rename = "BE")]
         Be,
-        #[serde(rename = "BR")]
         Br,
-        #[serde(rename = "CA")]
         Ca,
-        #[serde(rename = "CL")]
         Cl,
-        #[serde(rename = "DK")]
         Dk,
-        #[serde(rename = "FI")]
         Fi,
-        #[serde(rename = "FR")]
         Fr,
-        #[serde(rename = "DE")]
         De,
-        #[serde(rename = "HK")]
         Hk,
-        #[serde(rename = "IN")]
         In,
-        #[serde(rename = "ID")]
         Id,
-        #[serde(rename = "IT")]
         It,
-        #[serde(rename = "JP")]
         Jp,
-        #[serde(rename = "KR")]
         Kr,
-        #[serde(rename = "MY")]
         My,
-        #[serde(rename = "MX")]
         Mx,
-        #[serde(rename = "NL")]
         Nl,
-        #[serde(rename = "NZ")]
         Nz,
-        #[serde(rename = "NO")]
         No,
-        #[serde(rename = "CN")]
         Cn,
-        #[serde(rename = "PL")]
         Pl,
-        #[serde(rename = "PT")]
         Pt,
-        #[serde(rename = "PH")]
         Ph,
-        #[serde(rename = "RU")]
         Ru,
-        #[serde(rename = "SA")]
         Sa,
-        #[serde(rename = "ZA")]
         Za,
-        #[serde(rename = "ES")]
         Es,
-        #[serde(rename = "SE")]
         Se,
-        #[serde(rename = "CH")]
         Ch,
-        #[serde(rename = "TW")]
         Tw,
-        #[serde(rename = "TR")]
         Tr,
-        #[serde(rename = "GB")]
         Gb,
-        #[serde(rename = "US")]
         Us,
     }
 
@@ -1784,14 +1652,11 @@ pub mod types {
         PartialEq,
         PartialOrd
     )]
+    #[serde(rename_all = "snake_case")]
     pub enum BraveLocalSearchArgsFreshnessSubtype0 {
-        #[serde(rename = "pd")]
         Pd,
-        #[serde(rename = "pw")]
         Pw,
-        #[serde(rename = "pm")]
         Pm,
-        #[serde(rename = "py")]
         Py,
     }
 
@@ -1935,26 +1800,17 @@ pub mod types {
         PartialEq,
         PartialOrd
     )]
+    #[serde(rename_all = "snake_case")]
     pub enum BraveLocalSearchArgsResultFilterItem {
-        #[serde(rename = "discussions")]
         Discussions,
-        #[serde(rename = "faq")]
         Faq,
-        #[serde(rename = "infobox")]
         Infobox,
-        #[serde(rename = "news")]
         News,
-        #[serde(rename = "query")]
         Query,
-        #[serde(rename = "summarizer")]
         Summarizer,
-        #[serde(rename = "videos")]
         Videos,
-        #[serde(rename = "web")]
         Web,
-        #[serde(rename = "locations")]
         Locations,
-        #[serde(rename = "rich")]
         Rich,
     }
 
@@ -2032,12 +1888,10 @@ pub mod types {
         PartialEq,
         PartialOrd
     )]
+    #[serde(rename_all = "snake_case")]
     pub enum BraveLocalSearchArgsSafesearch {
-        #[serde(rename = "off")]
         Off,
-        #[serde(rename = "moderate")]
         Moderate,
-        #[serde(rename = "strict")]
         Strict,
     }
 
@@ -2107,106 +1961,57 @@ pub mod types {
         PartialEq,
         PartialOrd
     )]
+    #[serde(rename_all = "kebab-case")]
     pub enum BraveLocalSearchArgsSearchLang {
-        #[serde(rename = "ar")]
         Ar,
-        #[serde(rename = "eu")]
         Eu,
-        #[serde(rename = "bn")]
         Bn,
-        #[serde(rename = "bg")]
         Bg,
-        #[serde(rename = "ca")]
         Ca,
-        #[serde(rename = "zh-hans")]
         ZhHans,
-        #[serde(rename = "zh-hant")]
         ZhHant,
-        #[serde(rename = "hr")]
         Hr,
-        #[serde(rename = "cs")]
         Cs,
-        #[serde(rename = "da")]
         Da,
-        #[serde(rename = "nl")]
         Nl,
-        #[serde(rename = "en")]
         En,
-        #[serde(rename = "en-gb")]
         EnGb,
-        #[serde(rename = "et")]
         Et,
-        #[serde(rename = "fi")]
         Fi,
-        #[serde(rename = "fr")]
         Fr,
-        #[serde(rename = "gl")]
         Gl,
-        #[serde(rename = "de")]
         De,
-        #[serde(rename = "gu")]
         Gu,
-        #[serde(rename = "he")]
         He,
-        #[serde(rename = "hi")]
         Hi,
-        #[serde(rename = "hu")]
         Hu,
-        #[serde(rename = "is")]
         Is,
-        #[serde(rename = "it")]
         It,
-        #[serde(rename = "jp")]
         Jp,
-        #[serde(rename = "kn")]
         Kn,
-        #[serde(rename = "ko")]
         Ko,
-        #[serde(rename = "lv")]
         Lv,
-        #[serde(rename = "lt")]
         Lt,
-        #[serde(rename = "ms")]
         Ms,
-        #[serde(rename = "ml")]
         Ml,
-        #[serde(rename = "mr")]
         Mr,
-        #[serde(rename = "nb")]
         Nb,
-        #[serde(rename = "pl")]
         Pl,
-        #[serde(rename = "pt-br")]
         PtBr,
-        #[serde(rename = "pt-pt")]
         PtPt,
-        #[serde(rename = "pa")]
         Pa,
-        #[serde(rename = "ro")]
         Ro,
-        #[serde(rename = "ru")]
         Ru,
-        #[serde(rename = "sr")]
         Sr,
-        #[serde(rename = "sk")]
         Sk,
-        #[serde(rename = "sl")]
         Sl,
-        #[serde(rename = "es")]
         Es,
-        #[serde(rename = "sv")]
         Sv,
-        #[serde(rename = "ta")]
         Ta,
-        #[serde(rename = "te")]
         Te,
-        #[serde(rename = "th")]
         Th,
-        #[serde(rename = "tr")]
         Tr,
-        #[serde(rename = "uk")]
         Uk,
-        #[serde(rename = "vi")]
         Vi,
     }
 
@@ -2585,10 +2390,9 @@ pub mod types {
         PartialEq,
         PartialOrd
     )]
+    #[serde(rename_all = "snake_case")]
     pub enum BraveLocalSearchArgsUnits {
-        #[serde(rename = "metric")]
         Metric,
-        #[serde(rename = "imperial")]
         Imperial,
     }
 
@@ -2695,14 +2499,11 @@ pub mod types {
         PartialEq,
         PartialOrd
     )]
+    #[serde(rename_all = "snake_case")]
     pub enum BraveNewsSearchArgsFreshnessSubtype0 {
-        #[serde(rename = "pd")]
         Pd,
-        #[serde(rename = "pw")]
         Pw,
-        #[serde(rename = "pm")]
         Pm,
-        #[serde(rename = "py")]
         Py,
     }
 
@@ -2782,12 +2583,10 @@ pub mod types {
         PartialEq,
         PartialOrd
     )]
+    #[serde(rename_all = "snake_case")]
     pub enum BraveNewsSearchArgsSafesearch {
-        #[serde(rename = "off")]
         Off,
-        #[serde(rename = "moderate")]
         Moderate,
-        #[serde(rename = "strict")]
         Strict,
     }
 
@@ -3039,80 +2838,44 @@ pub mod types {
         PartialEq,
         PartialOrd
     )]
+    #[serde(rename_all = "SCREAMING_SNAKE_CASE")]
     pub enum BravePlaceSearchArgsCountry {
-        #[serde(rename = "AR")]
         Ar,
-        #[serde(rename = "AU")]
         Au,
-        #[serde(rename = "AT")]
         At,
-        #[serde(rename = "BE")]
         Be,
-        #[serde(rename = "BR")]
         Br,
-        #[serde(rename = "CA")]
         Ca,
-        #[serde(rename = "CL")]
         Cl,
-        #[serde(rename = "DK")]
         Dk,
-        #[serde(rename = "FI")]
         Fi,
-        #[serde(rename = "FR")]
         Fr,
-        #[serde(rename = "DE")]
         De,
-        #[serde(rename = "GR")]
         Gr,
-        #[serde(rename = "HK")]
         Hk,
-        #[serde(rename = "IN")]
         In,
-        #[serde(rename = "ID")]
         Id,
-        #[serde(rename = "IT")]
         It,
-        #[serde(rename = "JP")]
         Jp,
-        #[serde(rename = "KR")]
         Kr,
-        #[serde(rename = "MY")]
         My,
-        #[serde(rename = "MX")]
         Mx,
-        #[serde(rename = "NL")]
         Nl,
-        #[serde(rename = "NZ")]
         Nz,
-        #[serde(rename = "NO")]
         No,
-        #[serde(rename = "CN")]
         Cn,
-        #[serde(rename = "PL")]
         Pl,
-        #[serde(rename = "PT")]
         Pt,
-        #[serde(rename = "PH")]
         Ph,
-        #[serde(rename = "RU")]
         Ru,
-        #[serde(rename = "SA")]
         Sa,
-        #[serde(rename = "ZA")]
         Za,
-        #[serde(rename = "ES")]
         Es,
-        #[serde(rename = "SE")]
         Se,
-        #[serde(rename = "CH")]
         Ch,
-        #[serde(rename = "TW")]
         Tw,
-        #[serde(rename = "TR")]
         Tr,
-        #[serde(rename = "GB")]
         Gb,
-        #[serde(rename = "US")]
         Us,
     }
 
@@ -3244,12 +3007,10 @@ pub mod types {
         PartialEq,
         PartialOrd
     )]
+    #[serde(rename_all = "snake_case")]
     pub enum BravePlaceSearchArgsSafesearch {
-        #[serde(rename = "off")]
         Off,
-        #[serde(rename = "moderate")]
         Moderate,
-        #[serde(rename = "strict")]
         Strict,
     }
 
@@ -3313,108 +3074,58 @@ pub mod types {
         PartialEq,
         PartialOrd
     )]
+    #[serde(rename_all = "kebab-case")]
     pub enum BravePlaceSearchArgsSearchLang {
-        #[serde(rename = "ar")]
         Ar,
-        #[serde(rename = "eu")]
         Eu,
-        #[serde(rename = "bn")]
         Bn,
-        #[serde(rename = "bg")]
         Bg,
-        #[serde(rename = "ca")]
         Ca,
-        #[serde(rename = "zh-hans")]
         ZhHans,
-        #[serde(rename = "zh-hant")]
         ZhHant,
-        #[serde(rename = "hr")]
         Hr,
-        #[serde(rename = "cs")]
         Cs,
-        #[serde(rename = "da")]
         Da,
-        #[serde(rename = "nl")]
         Nl,
-        #[serde(rename = "en")]
         En,
-        #[serde(rename = "en-gb")]
         EnGb,
-        #[serde(rename = "et")]
         Et,
-        #[serde(rename = "fi")]
         Fi,
-        #[serde(rename = "fr")]
         Fr,
-        #[serde(rename = "gl")]
         Gl,
-        #[serde(rename = "de")]
         De,
-        #[serde(rename = "el")]
         El,
-        #[serde(rename = "gu")]
         Gu,
-        #[serde(rename = "he")]
         He,
-        #[serde(rename = "hi")]
         Hi,
-        #[serde(rename = "hu")]
         Hu,
-        #[serde(rename = "is")]
         Is,
-        #[serde(rename = "it")]
         It,
-        #[serde(rename = "jp")]
         Jp,
-        #[serde(rename = "kn")]
         Kn,
-        #[serde(rename = "ko")]
         Ko,
-        #[serde(rename = "lv")]
         Lv,
-        #[serde(rename = "lt")]
         Lt,
-        #[serde(rename = "ms")]
         Ms,
-        #[serde(rename = "ml")]
         Ml,
-        #[serde(rename = "mr")]
         Mr,
-        #[serde(rename = "nb")]
         Nb,
-        #[serde(rename = "pl")]
         Pl,
-        #[serde(rename = "pt-br")]
         PtBr,
-        #[serde(rename = "pt-pt")]
         PtPt,
-        #[serde(rename = "pa")]
         Pa,
-        #[serde(rename = "ro")]
         Ro,
-        #[serde(rename = "ru")]
         Ru,
-        #[serde(rename = "sr")]
         Sr,
-        #[serde(rename = "sk")]
         Sk,
-        #[serde(rename = "sl")]
         Sl,
-        #[serde(rename = "es")]
         Es,
-        #[serde(rename = "sv")]
         Sv,
-        #[serde(rename = "ta")]
         Ta,
-        #[serde(rename = "te")]
         Te,
-        #[serde(rename = "th")]
         Th,
-        #[serde(rename = "tr")]
         Tr,
-        #[serde(rename = "uk")]
         Uk,
-        #[serde(rename = "vi")]
         Vi,
     }
 
@@ -3783,10 +3494,9 @@ pub mod types {
         PartialEq,
         PartialOrd
     )]
+    #[serde(rename_all = "snake_case")]
     pub enum BravePlaceSearchArgsUnits {
-        #[serde(rename = "metric")]
         Metric,
-        #[serde(rename = "imperial")]
         Imperial,
     }
 
@@ -4163,26 +3873,25 @@ pub mod types {
 
     /// The postal address of the location.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
+    #[serde(rename_all = "camelCase")]
     pub struct BravePlaceSearchOutputAddressesItemPoisItemPostalAddress {
         /// The address locality or subregion associated with the location.
-        #[serde(rename = "addressLocality", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         pub address_locality: Option<String>,
         /// The region associated with the location. Usually a state.
-        #[serde(rename = "addressRegion", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         pub address_region: Option<String>,
         /// The country associated with the location.
         #[serde(skip_serializing_if = "Option::is_none")]
         pub country: Option<String>,
         /// The displayed address string.
-        #[serde(rename = "displayAddress")]
         pub display_address: String,
         /// The postal code associated with the location.
-        #[serde(rename = "postalCode", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         pub postal_code: Option<String>,
         /// The street address associated with the location.
-        #[serde(rename = "streetAddress", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         pub street_address: Option<String>,
-        #[serde(rename = "type")]
         pub type_: BravePlaceSearchOutputAddressesItemPoisItemPostalAddressType,
         #[serde(flatten)]
         pub extra: Map<String, Value>,
@@ -5076,26 +4785,25 @@ pub mod types {
 
     /// The postal address of the location.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
+    #[serde(rename_all = "camelCase")]
     pub struct BravePlaceSearchOutputAddressesItemPoisNearbyItemPostalAddress {
         /// The address locality or subregion associated with the location.
-        #[serde(rename = "addressLocality", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         pub address_locality: Option<String>,
         /// The region associated with the location. Usually a state.
-        #[serde(rename = "addressRegion", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         pub address_region: Option<String>,
         /// The country associated with the location.
         #[serde(skip_serializing_if = "Option::is_none")]
         pub country: Option<String>,
         /// The displayed address string.
-        #[serde(rename = "displayAddress")]
         pub display_address: String,
         /// The postal code associated with the location.
-        #[serde(rename = "postalCode", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         pub postal_code: Option<String>,
         /// The street address associated with the location.
-        #[serde(rename = "streetAddress", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         pub street_address: Option<String>,
-        #[serde(rename = "type")]
         pub type_: BravePlaceSearchOutputAddressesItemPoisNearbyItemPostalAddressType,
         #[serde(flatten)]
         pub extra: Map<String, Value>,
@@ -5721,26 +5429,25 @@ pub mod types {
 
     /// The postal address of the address.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
+    #[serde(rename_all = "camelCase")]
     pub struct BravePlaceSearchOutputAddressesItemPostalAddress {
         /// The address locality or subregion associated with the location.
-        #[serde(rename = "addressLocality", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         pub address_locality: Option<String>,
         /// The region associated with the location. Usually a state.
-        #[serde(rename = "addressRegion", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         pub address_region: Option<String>,
         /// The country associated with the location.
         #[serde(skip_serializing_if = "Option::is_none")]
         pub country: Option<String>,
         /// The displayed address string.
-        #[serde(rename = "displayAddress")]
         pub display_address: String,
         /// The postal code associated with the location.
-        #[serde(rename = "postalCode", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         pub postal_code: Option<String>,
         /// The street address associated with the location.
-        #[serde(rename = "streetAddress", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         pub street_address: Option<String>,
-        #[serde(rename = "type")]
         pub type_: BravePlaceSearchOutputAddressesItemPostalAddressType,
         #[serde(flatten)]
         pub extra: Map<String, Value>,
@@ -5818,10 +5525,9 @@ pub mod types {
         PartialEq,
         PartialOrd
     )]
+    #[serde(rename_all = "snake_case")]
     pub enum BravePlaceSearchOutputAddressesItemType {
-        #[serde(rename = "address")]
         Address,
-        #[serde(rename = "street")]
         Street,
     }
 
@@ -6262,26 +5968,25 @@ pub mod types {
 
     /// The postal address of the location.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
+    #[serde(rename_all = "camelCase")]
     pub struct BravePlaceSearchOutputResultsItemPostalAddress {
         /// The address locality or subregion associated with the location.
-        #[serde(rename = "addressLocality", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         pub address_locality: Option<String>,
         /// The region associated with the location. Usually a state.
-        #[serde(rename = "addressRegion", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         pub address_region: Option<String>,
         /// The country associated with the location.
         #[serde(skip_serializing_if = "Option::is_none")]
         pub country: Option<String>,
         /// The displayed address string.
-        #[serde(rename = "displayAddress")]
         pub display_address: String,
         /// The postal code associated with the location.
-        #[serde(rename = "postalCode", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         pub postal_code: Option<String>,
         /// The street address associated with the location.
-        #[serde(rename = "streetAddress", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         pub street_address: Option<String>,
-        #[serde(rename = "type")]
         pub type_: BravePlaceSearchOutputResultsItemPostalAddressType,
         #[serde(flatten)]
         pub extra: Map<String, Value>,
@@ -7174,26 +6879,25 @@ pub mod types {
 
     /// The postal address of the location.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
+    #[serde(rename_all = "camelCase")]
     pub struct BravePlaceSearchOutputStreetsItemPoisItemPostalAddress {
         /// The address locality or subregion associated with the location.
-        #[serde(rename = "addressLocality", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         pub address_locality: Option<String>,
         /// The region associated with the location. Usually a state.
-        #[serde(rename = "addressRegion", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         pub address_region: Option<String>,
         /// The country associated with the location.
         #[serde(skip_serializing_if = "Option::is_none")]
         pub country: Option<String>,
         /// The displayed address string.
-        #[serde(rename = "displayAddress")]
         pub display_address: String,
         /// The postal code associated with the location.
-        #[serde(rename = "postalCode", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         pub postal_code: Option<String>,
         /// The street address associated with the location.
-        #[serde(rename = "streetAddress", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         pub street_address: Option<String>,
-        #[serde(rename = "type")]
         pub type_: BravePlaceSearchOutputStreetsItemPoisItemPostalAddressType,
         #[serde(flatten)]
         pub extra: Map<String, Value>,
@@ -8078,26 +7782,25 @@ pub mod types {
 
     /// The postal address of the location.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
+    #[serde(rename_all = "camelCase")]
     pub struct BravePlaceSearchOutputStreetsItemPoisNearbyItemPostalAddress {
         /// The address locality or subregion associated with the location.
-        #[serde(rename = "addressLocality", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         pub address_locality: Option<String>,
         /// The region associated with the location. Usually a state.
-        #[serde(rename = "addressRegion", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         pub address_region: Option<String>,
         /// The country associated with the location.
         #[serde(skip_serializing_if = "Option::is_none")]
         pub country: Option<String>,
         /// The displayed address string.
-        #[serde(rename = "displayAddress")]
         pub display_address: String,
         /// The postal code associated with the location.
-        #[serde(rename = "postalCode", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         pub postal_code: Option<String>,
         /// The street address associated with the location.
-        #[serde(rename = "streetAddress", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         pub street_address: Option<String>,
-        #[serde(rename = "type")]
         pub type_: BravePlaceSearchOutputStreetsItemPoisNearbyItemPostalAddressType,
         #[serde(flatten)]
         pub extra: Map<String, Value>,
@@ -8721,26 +8424,25 @@ pub mod types {
 
     /// The postal address of the address.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
+    #[serde(rename_all = "camelCase")]
     pub struct BravePlaceSearchOutputStreetsItemPostalAddress {
         /// The address locality or subregion associated with the location.
-        #[serde(rename = "addressLocality", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         pub address_locality: Option<String>,
         /// The region associated with the location. Usually a state.
-        #[serde(rename = "addressRegion", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         pub address_region: Option<String>,
         /// The country associated with the location.
         #[serde(skip_serializing_if = "Option::is_none")]
         pub country: Option<String>,
         /// The displayed address string.
-        #[serde(rename = "displayAddress")]
         pub display_address: String,
         /// The postal code associated with the location.
-        #[serde(rename = "postalCode", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         pub postal_code: Option<String>,
         /// The street address associated with the location.
-        #[serde(rename = "streetAddress", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         pub street_address: Option<String>,
-        #[serde(rename = "type")]
         pub type_: BravePlaceSearchOutputStreetsItemPostalAddressType,
         #[serde(flatten)]
         pub extra: Map<String, Value>,
@@ -8818,10 +8520,9 @@ pub mod types {
         PartialEq,
         PartialOrd
     )]
+    #[serde(rename_all = "snake_case")]
     pub enum BravePlaceSearchOutputStreetsItemType {
-        #[serde(rename = "address")]
         Address,
-        #[serde(rename = "street")]
         Street,
     }
 
@@ -8996,14 +8697,11 @@ pub mod types {
         PartialEq,
         PartialOrd
     )]
+    #[serde(rename_all = "snake_case")]
     pub enum BraveVideoSearchArgsFreshnessSubtype0 {
-        #[serde(rename = "pd")]
         Pd,
-        #[serde(rename = "pw")]
         Pw,
-        #[serde(rename = "pm")]
         Pm,
-        #[serde(rename = "py")]
         Py,
     }
 
@@ -9069,12 +8767,10 @@ pub mod types {
         PartialEq,
         PartialOrd
     )]
+    #[serde(rename_all = "snake_case")]
     pub enum BraveVideoSearchArgsSafesearch {
-        #[serde(rename = "off")]
         Off,
-        #[serde(rename = "moderate")]
         Moderate,
-        #[serde(rename = "strict")]
         Strict,
     }
 
@@ -9193,80 +8889,44 @@ pub mod types {
         PartialEq,
         PartialOrd
     )]
+    #[serde(rename_all = "SCREAMING_SNAKE_CASE")]
     pub enum BraveWebSearchArgsCountry {
-        #[serde(rename = "ALL")]
         All,
-        #[serde(rename = "AR")]
         Ar,
-        #[serde(rename = "AU")]
         Au,
-        #[serde(rename = "AT")]
         At,
-        #[serde(rename = "BE")]
         Be,
-        #[serde(rename = "BR")]
         Br,
-        #[serde(rename = "CA")]
         Ca,
-        #[serde(rename = "CL")]
         Cl,
-        #[serde(rename = "DK")]
         Dk,
-        #[serde(rename = "FI")]
         Fi,
-        #[serde(rename = "FR")]
         Fr,
-        #[serde(rename = "DE")]
         De,
-        #[serde(rename = "HK")]
         Hk,
-        #[serde(rename = "IN")]
         In,
-        #[serde(rename = "ID")]
         Id,
-        #[serde(rename = "IT")]
         It,
-        #[serde(rename = "JP")]
         Jp,
-        #[serde(rename = "KR")]
         Kr,
-        #[serde(rename = "MY")]
         My,
-        #[serde(rename = "MX")]
         Mx,
-        #[serde(rename = "NL")]
         Nl,
-        #[serde(rename = "NZ")]
         Nz,
-        #[serde(rename = "NO")]
         No,
-        #[serde(rename = "CN")]
         Cn,
-        #[serde(rename = "PL")]
         Pl,
-        #[serde(rename = "PT")]
         Pt,
-        #[serde(rename = "PH")]
         Ph,
-        #[serde(rename = "RU")]
         Ru,
-        #[serde(rename = "SA")]
         Sa,
-        #[serde(rename = "ZA")]
         Za,
-        #[serde(rename = "ES")]
         Es,
-        #[serde(rename = "SE")]
         Se,
-        #[serde(rename = "CH")]
         Ch,
-        #[serde(rename = "TW")]
         Tw,
-        #[serde(rename = "TR")]
         Tr,
-        #[serde(rename = "GB")]
         Gb,
-        #[serde(rename = "US")]
         Us,
     }
 
@@ -9412,14 +9072,11 @@ pub mod types {
         PartialEq,
         PartialOrd
     )]
+    #[serde(rename_all = "snake_case")]
     pub enum BraveWebSearchArgsFreshnessSubtype0 {
-        #[serde(rename = "pd")]
         Pd,
-        #[serde(rename = "pw")]
         Pw,
-        #[serde(rename = "pm")]
         Pm,
-        #[serde(rename = "py")]
         Py,
     }
 
@@ -9498,26 +9155,17 @@ pub mod types {
         PartialEq,
         PartialOrd
     )]
+    #[serde(rename_all = "snake_case")]
     pub enum BraveWebSearchArgsResultFilterItem {
-        #[serde(rename = "discussions")]
         Discussions,
-        #[serde(rename = "faq")]
         Faq,
-        #[serde(rename = "infobox")]
         Infobox,
-        #[serde(rename = "news")]
         News,
-        #[serde(rename = "query")]
         Query,
-        #[serde(rename = "summarizer")]
         Summarizer,
-        #[serde(rename = "videos")]
         Videos,
-        #[serde(rename = "web")]
         Web,
-        #[serde(rename = "locations")]
         Locations,
-        #[serde(rename = "rich")]
         Rich,
     }
 
@@ -9595,12 +9243,10 @@ pub mod types {
         PartialEq,
         PartialOrd
     )]
+    #[serde(rename_all = "snake_case")]
     pub enum BraveWebSearchArgsSafesearch {
-        #[serde(rename = "off")]
         Off,
-        #[serde(rename = "moderate")]
         Moderate,
-        #[serde(rename = "strict")]
         Strict,
     }
 
@@ -9670,106 +9316,57 @@ pub mod types {
         PartialEq,
         PartialOrd
     )]
+    #[serde(rename_all = "kebab-case")]
     pub enum BraveWebSearchArgsSearchLang {
-        #[serde(rename = "ar")]
         Ar,
-        #[serde(rename = "eu")]
         Eu,
-        #[serde(rename = "bn")]
         Bn,
-        #[serde(rename = "bg")]
         Bg,
-        #[serde(rename = "ca")]
         Ca,
-        #[serde(rename = "zh-hans")]
         ZhHans,
-        #[serde(rename = "zh-hant")]
         ZhHant,
-        #[serde(rename = "hr")]
         Hr,
-        #[serde(rename = "cs")]
         Cs,
-        #[serde(rename = "da")]
         Da,
-        #[serde(rename = "nl")]
         Nl,
-        #[serde(rename = "en")]
         En,
-        #[serde(rename = "en-gb")]
         EnGb,
-        #[serde(rename = "et")]
         Et,
-        #[serde(rename = "fi")]
         Fi,
-        #[serde(rename = "fr")]
         Fr,
-        #[serde(rename = "gl")]
         Gl,
-        #[serde(rename = "de")]
         De,
-        #[serde(rename = "gu")]
         Gu,
-        #[serde(rename = "he")]
         He,
-        #[serde(rename = "hi")]
         Hi,
-        #[serde(rename = "hu")]
         Hu,
-        #[serde(rename = "is")]
         Is,
-        #[serde(rename = "it")]
         It,
-        #[serde(rename = "jp")]
         Jp,
-        #[serde(rename = "kn")]
         Kn,
-        #[serde(rename = "ko")]
         Ko,
-        #[serde(rename = "lv")]
         Lv,
-        #[serde(rename = "lt")]
         Lt,
-        #[serde(rename = "ms")]
         Ms,
-        #[serde(rename = "ml")]
         Ml,
-        #[serde(rename = "mr")]
         Mr,
-        #[serde(rename = "nb")]
         Nb,
-        #[serde(rename = "pl")]
         Pl,
-        #[serde(rename = "pt-br")]
         PtBr,
-        #[serde(rename = "pt-pt")]
         PtPt,
-        #[serde(rename = "pa")]
         Pa,
-        #[serde(rename = "ro")]
         Ro,
-        #[serde(rename = "ru")]
         Ru,
-        #[serde(rename = "sr")]
         Sr,
-        #[serde(rename = "sk")]
         Sk,
-        #[serde(rename = "sl")]
         Sl,
-        #[serde(rename = "es")]
         Es,
-        #[serde(rename = "sv")]
         Sv,
-        #[serde(rename = "ta")]
         Ta,
-        #[serde(rename = "te")]
         Te,
-        #[serde(rename = "th")]
         Th,
-        #[serde(rename = "tr")]
         Tr,
-        #[serde(rename = "uk")]
         Uk,
-        #[serde(rename = "vi")]
         Vi,
     }
 
@@ -10148,10 +9745,9 @@ pub mod types {
         PartialEq,
         PartialOrd
     )]
+    #[serde(rename_all = "snake_case")]
     pub enum BraveWebSearchArgsUnits {
-        #[serde(rename = "metric")]
         Metric,
-        #[serde(rename = "imperial")]
         Imperial,
     }
 

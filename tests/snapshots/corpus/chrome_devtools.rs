@@ -31,15 +31,15 @@ pub mod types {
     /// The arguments of `click`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
+    #[serde(rename_all = "camelCase")]
     pub struct ClickArgs {
         /// Set to true for double clicks. Default is false.
-        #[serde(rename = "dblClick", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         pub dbl_click: Option<bool>,
         /// Whether to include a snapshot in the response. Default is false.
-        #[serde(rename = "includeSnapshot", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         pub include_snapshot: Option<bool>,
         /// Targets a specific page by ID.
-        #[serde(rename = "pageId")]
         pub page_id: f64,
         /// The uid of an element on the page from the page content snapshot
         pub uid: String,
@@ -73,39 +73,36 @@ pub mod types {
     /// The arguments of `emulate`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
+    #[serde(rename_all = "camelCase")]
     pub struct EmulateArgs {
         /// Emulate the dark or the light mode. Omit or set to "auto" to reset to the default.
-        #[serde(rename = "colorScheme", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         pub color_scheme: Option<EmulateArgsColorScheme>,
         /// Represents the CPU slowdown factor. Omit or set the rate to 1 to disable throttling
-        #[serde(rename = "cpuThrottlingRate", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         pub cpu_throttling_rate: Option<f64>,
         /// Extra HTTP headers as a JSON string object, e.g. {"X-Custom": "value", "Authorization": "Bearer token"}. Headers are included into every HTTP request originating from the page and persist across navigations until cleared. Pass an empty string to clear all extra headers.
-        #[serde(rename = "extraHttpHeaders", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         pub extra_http_headers: Option<String>,
         /// Emulate the `forced-colors` CSS media feature. Omit or set to "auto" to reset to the default.
-        #[serde(rename = "forcedColors", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         pub forced_colors: Option<EmulateArgsForcedColors>,
         /// Geolocation (`<latitude>,<longitude>`) to emulate. Latitude between -90 and 90. Longitude between -180 and 180. Omit to clear the geolocation override.
         #[serde(skip_serializing_if = "Option::is_none")]
         pub geolocation: Option<String>,
         /// Throttle network. Omit to disable throttling.
-        #[serde(rename = "networkConditions", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         pub network_conditions: Option<EmulateArgsNetworkConditions>,
         /// Targets a specific page by ID.
-        #[serde(rename = "pageId")]
         pub page_id: f64,
         /// Emulate the `prefers-contrast` CSS media feature. Omit or set to "auto" to reset to the default.
-        #[serde(rename = "prefersContrast", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         pub prefers_contrast: Option<EmulateArgsPrefersContrast>,
         /// Emulate the `prefers-reduced-motion` CSS media feature. Omit or set to "auto" to reset to the default.
-        #[serde(
-            rename = "prefersReducedMotion",
-            skip_serializing_if = "Option::is_none"
-        )]
+        #[serde(skip_serializing_if = "Option::is_none")]
         pub prefers_reduced_motion: Option<EmulateArgsPrefersReducedMotion>,
         /// User agent to emulate. Omit or set to empty string to clear the user agent override.
-        #[serde(rename = "userAgent", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         pub user_agent: Option<String>,
         /// Emulate device viewports '<width>x<height>x<devicePixelRatio>[,mobile][,touch][,landscape]'. 'touch' and 'mobile' to emulate mobile devices. 'landscape' to emulate landscape mode. Omit to clear the viewport override.
         #[serde(skip_serializing_if = "Option::is_none")]
@@ -125,12 +122,10 @@ pub mod types {
         PartialEq,
         PartialOrd
     )]
+    #[serde(rename_all = "snake_case")]
     pub enum EmulateArgsColorScheme {
-        #[serde(rename = "dark")]
         Dark,
-        #[serde(rename = "light")]
         Light,
-        #[serde(rename = "auto")]
         Auto,
     }
 
@@ -194,12 +189,10 @@ pub mod types {
         PartialEq,
         PartialOrd
     )]
+    #[serde(rename_all = "snake_case")]
     pub enum EmulateArgsForcedColors {
-        #[serde(rename = "active")]
         Active,
-        #[serde(rename = "none")]
         None,
-        #[serde(rename = "auto")]
         Auto,
     }
 
@@ -339,16 +332,12 @@ pub mod types {
         PartialEq,
         PartialOrd
     )]
+    #[serde(rename_all = "kebab-case")]
     pub enum EmulateArgsPrefersContrast {
-        #[serde(rename = "more")]
         More,
-        #[serde(rename = "less")]
         Less,
-        #[serde(rename = "custom")]
         Custom,
-        #[serde(rename = "no-preference")]
         NoPreference,
-        #[serde(rename = "auto")]
         Auto,
     }
 
@@ -416,12 +405,10 @@ pub mod types {
         PartialEq,
         PartialOrd
     )]
+    #[serde(rename_all = "kebab-case")]
     pub enum EmulateArgsPrefersReducedMotion {
-        #[serde(rename = "reduce")]
         Reduce,
-        #[serde(rename = "no-preference")]
         NoPreference,
-        #[serde(rename = "auto")]
         Auto,
     }
 
@@ -475,15 +462,16 @@ pub mod types {
     /// The arguments of `evaluate_script`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
+    #[serde(rename_all = "camelCase")]
     pub struct EvaluateScriptArgs {
         /// An optional list of arguments (element uids from the page content snapshot) to pass to the function.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         pub args: Option<Vec<String>>,
         /// Handle dialogs while execution. "accept", "dismiss", or string for response of window.prompt. Defaults to accept.
-        #[serde(rename = "dialogAction", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         pub dialog_action: Option<String>,
         /// The absolute or relative path to a file to save the script output to. If omitted, the output is returned inline.
-        #[serde(rename = "filePath", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         pub file_path: Option<String>,
         /// How to interpret the source. "function" treats it as a function declaration and supports args. "script" evaluates it as classic JavaScript and does not support args. Defaults to "function". ECMAScript modules are not supported.
         #[serde(skip_serializing_if = "Option::is_none")]
@@ -494,13 +482,12 @@ pub mod types {
         #[serde(skip_serializing_if = "Option::is_none")]
         pub function: Option<String>,
         /// Targets a specific page by ID.
-        #[serde(rename = "pageId")]
         pub page_id: f64,
         /// The absolute or relative path to a JavaScript file on the MCP server's local filesystem. Provide either this or function, but not both.
-        #[serde(rename = "sourcePath", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         pub source_path: Option<String>,
         /// Whether to wait for the DOM to settle. Pass false if the script only reads data. Defaults to true.
-        #[serde(rename = "waitForStableDom", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         pub wait_for_stable_dom: Option<bool>,
     }
 
@@ -517,10 +504,9 @@ pub mod types {
         PartialEq,
         PartialOrd
     )]
+    #[serde(rename_all = "snake_case")]
     pub enum EvaluateScriptArgsFormat {
-        #[serde(rename = "function")]
         Function,
-        #[serde(rename = "script")]
         Script,
     }
 
@@ -572,12 +558,12 @@ pub mod types {
     /// The arguments of `fill`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
+    #[serde(rename_all = "camelCase")]
     pub struct FillArgs {
         /// Whether to include a snapshot in the response. Default is false.
-        #[serde(rename = "includeSnapshot", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         pub include_snapshot: Option<bool>,
         /// Targets a specific page by ID.
-        #[serde(rename = "pageId")]
         pub page_id: f64,
         /// The uid of an element on the page from the page content snapshot
         pub uid: String,
@@ -588,14 +574,14 @@ pub mod types {
     /// The arguments of `fill_form`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
+    #[serde(rename_all = "camelCase")]
     pub struct FillFormArgs {
         /// Elements from snapshot to fill out.
         pub elements: Vec<FillFormArgsElementsItem>,
         /// Whether to include a snapshot in the response. Default is false.
-        #[serde(rename = "includeSnapshot", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         pub include_snapshot: Option<bool>,
         /// Targets a specific page by ID.
-        #[serde(rename = "pageId")]
         pub page_id: f64,
     }
 
@@ -622,18 +608,15 @@ pub mod types {
     /// The arguments of `get_css_styles`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
+    #[serde(rename_all = "camelCase")]
     pub struct GetCssStylesArgs {
         /// Targets a specific page by ID.
-        #[serde(rename = "pageId")]
         pub page_id: f64,
         /// Page number to return (0-based). Defaults to 0 (the first page).
-        #[serde(rename = "pageIdx", default)]
+        #[serde(default)]
         pub page_idx: i64,
         /// Maximum number of CSS rules to return per page. Defaults to 10.
-        #[serde(
-            rename = "pageSize",
-            default = "mcp_bindgen::__private::default_u64::<u64, 10>"
-        )]
+        #[serde(default = "mcp_bindgen::__private::default_u64::<u64, 10>")]
         pub page_size: u64,
         /// The uid of the element on the page from the page content snapshot to inspect CSS styles for
         pub uid: String,
@@ -642,32 +625,32 @@ pub mod types {
     /// The arguments of `get_network_request`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
+    #[serde(rename_all = "camelCase")]
     pub struct GetNetworkRequestArgs {
         /// Targets a specific page by ID.
-        #[serde(rename = "pageId")]
         pub page_id: f64,
         /// The reqid of the network request. If omitted returns the currently selected request in the DevTools Network panel.
         #[serde(skip_serializing_if = "Option::is_none")]
         pub reqid: Option<f64>,
         /// The absolute or relative path to a .network-request file to save the request body to. If omitted, the body is returned inline.
-        #[serde(rename = "requestFilePath", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         pub request_file_path: Option<String>,
         /// The absolute or relative path to a .network-response file to save the response body to. If omitted, the body is returned inline.
-        #[serde(rename = "responseFilePath", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         pub response_file_path: Option<String>,
     }
 
     /// The arguments of `handle_dialog`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
+    #[serde(rename_all = "camelCase")]
     pub struct HandleDialogArgs {
         /// Whether to dismiss or accept the dialog
         pub action: HandleDialogArgsAction,
         /// Targets a specific page by ID.
-        #[serde(rename = "pageId")]
         pub page_id: f64,
         /// Optional prompt text to enter into the dialog.
-        #[serde(rename = "promptText", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         pub prompt_text: Option<String>,
     }
 
@@ -684,10 +667,9 @@ pub mod types {
         PartialEq,
         PartialOrd
     )]
+    #[serde(rename_all = "snake_case")]
     pub enum HandleDialogArgsAction {
-        #[serde(rename = "accept")]
         Accept,
-        #[serde(rename = "dismiss")]
         Dismiss,
     }
 
@@ -739,12 +721,12 @@ pub mod types {
     /// The arguments of `hover`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
+    #[serde(rename_all = "camelCase")]
     pub struct HoverArgs {
         /// Whether to include a snapshot in the response. Default is false.
-        #[serde(rename = "includeSnapshot", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         pub include_snapshot: Option<bool>,
         /// Targets a specific page by ID.
-        #[serde(rename = "pageId")]
         pub page_id: f64,
         /// The uid of an element on the page from the page content snapshot
         pub uid: String,
@@ -753,6 +735,7 @@ pub mod types {
     /// The arguments of `lighthouse_audit`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
+    #[serde(rename_all = "camelCase")]
     pub struct LighthouseAuditArgs {
         /// Device to emulate.
         #[serde(default = "defaults::lighthouse_audit_args_device")]
@@ -761,10 +744,9 @@ pub mod types {
         #[serde(default = "defaults::lighthouse_audit_args_mode")]
         pub mode: LighthouseAuditArgsMode,
         /// Directory for reports. If omitted, uses temporary files.
-        #[serde(rename = "outputDirPath", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         pub output_dir_path: Option<String>,
         /// Targets a specific page by ID.
-        #[serde(rename = "pageId")]
         pub page_id: f64,
     }
 
@@ -781,10 +763,9 @@ pub mod types {
         PartialEq,
         PartialOrd
     )]
+    #[serde(rename_all = "snake_case")]
     pub enum LighthouseAuditArgsDevice {
-        #[serde(rename = "desktop")]
         Desktop,
-        #[serde(rename = "mobile")]
         Mobile,
     }
 
@@ -852,10 +833,9 @@ pub mod types {
         PartialEq,
         PartialOrd
     )]
+    #[serde(rename_all = "snake_case")]
     pub enum LighthouseAuditArgsMode {
-        #[serde(rename = "navigation")]
         Navigation,
-        #[serde(rename = "snapshot")]
         Snapshot,
     }
 
@@ -913,24 +893,24 @@ pub mod types {
     /// The arguments of `list_console_messages`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
+    #[serde(rename_all = "camelCase")]
     pub struct ListConsoleMessagesArgs {
         /// Set to true to return the preserved messages over the last 3 navigations.
-        #[serde(rename = "includePreservedMessages", default)]
+        #[serde(default)]
         pub include_preserved_messages: bool,
         /// Set to true to include the stack trace for each message when available. Increases the response size.
-        #[serde(rename = "includeStackTraces", default)]
+        #[serde(default)]
         pub include_stack_traces: bool,
         /// Targets a specific page by ID.
-        #[serde(rename = "pageId")]
         pub page_id: f64,
         /// Page number to return (0-based). When omitted, returns the first page.
-        #[serde(rename = "pageIdx", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         pub page_idx: Option<i64>,
         /// Maximum number of messages to return. When omitted, returns all messages.
-        #[serde(rename = "pageSize", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         pub page_size: Option<u64>,
         /// Filter messages to only return messages of the specified service worker.
-        #[serde(rename = "serviceWorkerId", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         pub service_worker_id: Option<String>,
         /// Filter messages to only return messages of the specified resource types. When omitted or empty, returns all messages.
         #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -949,46 +929,27 @@ pub mod types {
         PartialEq,
         PartialOrd
     )]
+    #[serde(rename_all = "camelCase")]
     pub enum ListConsoleMessagesArgsTypesItem {
-        #[serde(rename = "log")]
         Log,
-        #[serde(rename = "debug")]
         Debug,
-        #[serde(rename = "info")]
         Info,
-        #[serde(rename = "error")]
         Error,
-        #[serde(rename = "warn")]
         Warn,
-        #[serde(rename = "dir")]
         Dir,
-        #[serde(rename = "dirxml")]
         Dirxml,
-        #[serde(rename = "table")]
         Table,
-        #[serde(rename = "trace")]
         Trace,
-        #[serde(rename = "clear")]
         Clear,
-        #[serde(rename = "startGroup")]
         StartGroup,
-        #[serde(rename = "startGroupCollapsed")]
         StartGroupCollapsed,
-        #[serde(rename = "endGroup")]
         EndGroup,
-        #[serde(rename = "assert")]
         Assert,
-        #[serde(rename = "profile")]
         Profile,
-        #[serde(rename = "profileEnd")]
         ProfileEnd,
-        #[serde(rename = "count")]
         Count,
-        #[serde(rename = "timeEnd")]
         TimeEnd,
-        #[serde(rename = "verbose")]
         Verbose,
-        #[serde(rename = "issue")]
         Issue,
     }
 
@@ -1076,25 +1037,21 @@ pub mod types {
     /// The arguments of `list_network_requests`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
+    #[serde(rename_all = "camelCase")]
     pub struct ListNetworkRequestsArgs {
         /// Set to true to return the preserved requests over the last 3 navigations.
-        #[serde(rename = "includePreservedRequests", default)]
+        #[serde(default)]
         pub include_preserved_requests: bool,
         /// Targets a specific page by ID.
-        #[serde(rename = "pageId")]
         pub page_id: f64,
         /// Page number to return (0-based). When omitted, returns the first page.
-        #[serde(rename = "pageIdx", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         pub page_idx: Option<i64>,
         /// Maximum number of requests to return. When omitted, returns all requests.
-        #[serde(rename = "pageSize", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         pub page_size: Option<u64>,
         /// Filter requests to only return requests of the specified resource types. When omitted or empty, returns all requests.
-        #[serde(
-            rename = "resourceTypes",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub resource_types: Option<Vec<ListNetworkRequestsArgsResourceTypesItem>>,
     }
 
@@ -1110,44 +1067,26 @@ pub mod types {
         PartialEq,
         PartialOrd
     )]
+    #[serde(rename_all = "snake_case")]
     pub enum ListNetworkRequestsArgsResourceTypesItem {
-        #[serde(rename = "document")]
         Document,
-        #[serde(rename = "stylesheet")]
         Stylesheet,
-        #[serde(rename = "image")]
         Image,
-        #[serde(rename = "media")]
         Media,
-        #[serde(rename = "font")]
         Font,
-        #[serde(rename = "script")]
         Script,
-        #[serde(rename = "texttrack")]
         Texttrack,
-        #[serde(rename = "xhr")]
         Xhr,
-        #[serde(rename = "fetch")]
         Fetch,
-        #[serde(rename = "prefetch")]
         Prefetch,
-        #[serde(rename = "eventsource")]
         Eventsource,
-        #[serde(rename = "websocket")]
         Websocket,
-        #[serde(rename = "manifest")]
         Manifest,
-        #[serde(rename = "signedexchange")]
         Signedexchange,
-        #[serde(rename = "ping")]
         Ping,
-        #[serde(rename = "cspviolationreport")]
         Cspviolationreport,
-        #[serde(rename = "preflight")]
         Preflight,
-        #[serde(rename = "fedcm")]
         Fedcm,
-        #[serde(rename = "other")]
         Other,
     }
 
@@ -1233,24 +1172,24 @@ pub mod types {
     /// The arguments of `navigate_page`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
+    #[serde(rename_all = "camelCase")]
     pub struct NavigatePageArgs {
         /// Whether to auto accept or beforeunload dialogs triggered by this navigation. Default is accept.
-        #[serde(rename = "handleBeforeUnload", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         pub handle_before_unload: Option<NavigatePageArgsHandleBeforeUnload>,
         /// Whether to ignore cache on reload.
-        #[serde(rename = "ignoreCache", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         pub ignore_cache: Option<bool>,
         /// A JavaScript script to be executed on each new document before any other scripts for the next navigation.
-        #[serde(rename = "initScript", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         pub init_script: Option<String>,
         /// Targets a specific page by ID.
-        #[serde(rename = "pageId")]
         pub page_id: f64,
         /// Maximum wait time in milliseconds. If set to 0, the default timeout will be used.
         #[serde(skip_serializing_if = "Option::is_none")]
         pub timeout: Option<i64>,
         /// Navigate the page by URL, back or forward in history, or reload.
-        #[serde(rename = "type", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         pub type_: Option<NavigatePageArgsType>,
         /// Target URL (only type=url)
         #[serde(skip_serializing_if = "Option::is_none")]
@@ -1270,10 +1209,9 @@ pub mod types {
         PartialEq,
         PartialOrd
     )]
+    #[serde(rename_all = "snake_case")]
     pub enum NavigatePageArgsHandleBeforeUnload {
-        #[serde(rename = "accept")]
         Accept,
-        #[serde(rename = "dismiss")]
         Dismiss,
     }
 
@@ -1335,14 +1273,11 @@ pub mod types {
         PartialEq,
         PartialOrd
     )]
+    #[serde(rename_all = "snake_case")]
     pub enum NavigatePageArgsType {
-        #[serde(rename = "url")]
         Url,
-        #[serde(rename = "back")]
         Back,
-        #[serde(rename = "forward")]
         Forward,
-        #[serde(rename = "reload")]
         Reload,
     }
 
@@ -1415,36 +1350,31 @@ pub mod types {
     /// The arguments of `performance_analyze_insight`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
+    #[serde(rename_all = "camelCase")]
     pub struct PerformanceAnalyzeInsightArgs {
         /// The name of the Insight you want more information on. For example: "DocumentLatency" or "LCPBreakdown"
-        #[serde(rename = "insightName")]
         pub insight_name: String,
         /// The id for the specific insight set. Only use the ids given in the "Available insight sets" list.
-        #[serde(rename = "insightSetId")]
         pub insight_set_id: String,
         /// Targets a specific page by ID.
-        #[serde(rename = "pageId")]
         pub page_id: f64,
     }
 
     /// The arguments of `performance_start_trace`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
+    #[serde(rename_all = "camelCase")]
     pub struct PerformanceStartTraceArgs {
         /// Determines if the trace recording should be automatically stopped.
-        #[serde(
-            rename = "autoStop",
-            default = "mcp_bindgen::__private::default_bool::<true>"
-        )]
+        #[serde(default = "mcp_bindgen::__private::default_bool::<true>")]
         pub auto_stop: bool,
         /// The absolute file path, or a file path relative to the current working directory, to save the raw trace data. For example, trace.json.gz (compressed) or trace.json (uncompressed).
-        #[serde(rename = "filePath", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         pub file_path: Option<String>,
         /// Whether to bypass the HTTP cache when reloading the page, to measure a cold page load. Only applies if reload is true.
-        #[serde(rename = "ignoreCache", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         pub ignore_cache: Option<bool>,
         /// Targets a specific page by ID.
-        #[serde(rename = "pageId")]
         pub page_id: f64,
         /// Determines if, once tracing has started, the target page should be automatically reloaded. Navigate the page to the right URL using the navigate_page tool BEFORE starting the trace if reload or autoStop is set to true.
         #[serde(default = "mcp_bindgen::__private::default_bool::<true>")]
@@ -1454,26 +1384,26 @@ pub mod types {
     /// The arguments of `performance_stop_trace`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
+    #[serde(rename_all = "camelCase")]
     pub struct PerformanceStopTraceArgs {
         /// The absolute file path, or a file path relative to the current working directory, to save the raw trace data. For example, trace.json.gz (compressed) or trace.json (uncompressed).
-        #[serde(rename = "filePath", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         pub file_path: Option<String>,
         /// Targets a specific page by ID.
-        #[serde(rename = "pageId")]
         pub page_id: f64,
     }
 
     /// The arguments of `press_key`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
+    #[serde(rename_all = "camelCase")]
     pub struct PressKeyArgs {
         /// Whether to include a snapshot in the response. Default is false.
-        #[serde(rename = "includeSnapshot", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         pub include_snapshot: Option<bool>,
         /// A key or a combination (e.g., "Enter", "Control+A", "Control++", "Control+Shift+R"). Modifiers: Control, Shift, Alt, Meta
         pub key: String,
         /// Targets a specific page by ID.
-        #[serde(rename = "pageId")]
         pub page_id: f64,
     }
 
@@ -1493,12 +1423,12 @@ pub mod types {
     /// The arguments of `screencast_start`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
+    #[serde(rename_all = "camelCase")]
     pub struct ScreencastStartArgs {
         /// Output file path (.mp4). Uses mkdtemp to generate a unique path if not provided.
-        #[serde(rename = "filePath", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         pub file_path: Option<String>,
         /// Targets a specific page by ID.
-        #[serde(rename = "pageId")]
         pub page_id: f64,
     }
 
@@ -1514,42 +1444,41 @@ pub mod types {
     /// The arguments of `select_page`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
+    #[serde(rename_all = "camelCase")]
     pub struct SelectPageArgs {
         /// Whether to focus the page and bring it to the top.
-        #[serde(rename = "bringToFront", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         pub bring_to_front: Option<bool>,
         /// The ID of the page to select. Call list_pages to get available pages.
-        #[serde(rename = "pageId")]
         pub page_id: f64,
     }
 
     /// The arguments of `take_heapsnapshot`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
+    #[serde(rename_all = "camelCase")]
     pub struct TakeHeapsnapshotArgs {
         /// A path to a .heapsnapshot file to save the heapsnapshot to.
-        #[serde(rename = "filePath")]
         pub file_path: String,
         /// Targets a specific page by ID.
-        #[serde(rename = "pageId")]
         pub page_id: f64,
     }
 
     /// The arguments of `take_screenshot`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
+    #[serde(rename_all = "camelCase")]
     pub struct TakeScreenshotArgs {
         /// The absolute path, or a path relative to the current working directory, to save the screenshot to instead of attaching it to the response.
-        #[serde(rename = "filePath", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         pub file_path: Option<String>,
         /// Type of format to save the screenshot as. Default is "png"
         #[serde(default = "defaults::take_screenshot_args_format")]
         pub format: TakeScreenshotArgsFormat,
         /// If set to true takes a screenshot of the full page instead of the currently visible viewport. Incompatible with uid.
-        #[serde(rename = "fullPage", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         pub full_page: Option<bool>,
         /// Targets a specific page by ID.
-        #[serde(rename = "pageId")]
         pub page_id: f64,
         /// Compression quality for JPEG and WebP formats (0-100). Higher values mean better quality but larger file sizes. Ignored for PNG format.
         #[serde(skip_serializing_if = "Option::is_none")]
@@ -1572,12 +1501,10 @@ pub mod types {
         PartialEq,
         PartialOrd
     )]
+    #[serde(rename_all = "snake_case")]
     pub enum TakeScreenshotArgsFormat {
-        #[serde(rename = "png")]
         Png,
-        #[serde(rename = "jpeg")]
         Jpeg,
-        #[serde(rename = "webp")]
         Webp,
     }
 
@@ -1637,12 +1564,12 @@ pub mod types {
     /// The arguments of `take_snapshot`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
+    #[serde(rename_all = "camelCase")]
     pub struct TakeSnapshotArgs {
         /// The absolute path, or a path relative to the current working directory, to save the snapshot to instead of attaching it to the response.
-        #[serde(rename = "filePath", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         pub file_path: Option<String>,
         /// Targets a specific page by ID.
-        #[serde(rename = "pageId")]
         pub page_id: f64,
         /// Whether to include all possible information available in the full a11y tree. Default is false.
         #[serde(skip_serializing_if = "Option::is_none")]
@@ -1652,12 +1579,12 @@ pub mod types {
     /// The arguments of `type_text`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
+    #[serde(rename_all = "camelCase")]
     pub struct TypeTextArgs {
         /// Targets a specific page by ID.
-        #[serde(rename = "pageId")]
         pub page_id: f64,
         /// Optional key to press after typing. E.g., "Enter", "Tab", "Escape"
-        #[serde(rename = "submitKey", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         pub submit_key: Option<String>,
         /// The text to type
         pub text: String,
@@ -1666,15 +1593,14 @@ pub mod types {
     /// The arguments of `upload_file`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
+    #[serde(rename_all = "camelCase")]
     pub struct UploadFileArgs {
         /// One or more files paths to upload. File paths have to be local to the browser instance (not the MCP).
-        #[serde(rename = "filePaths")]
         pub file_paths: Vec<String>,
         /// Whether to include a snapshot in the response. Default is false.
-        #[serde(rename = "includeSnapshot", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         pub include_snapshot: Option<bool>,
         /// Targets a specific page by ID.
-        #[serde(rename = "pageId")]
         pub page_id: f64,
         /// The uid of the file input element or an element that will open file chooser on the page from the page content snapshot
         pub uid: String,

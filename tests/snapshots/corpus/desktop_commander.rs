@@ -69,10 +69,9 @@ pub mod types {
         PartialEq,
         PartialOrd
     )]
+    #[serde(rename_all = "snake_case")]
     pub enum EditBlockArgsOrigin {
-        #[serde(rename = "ui")]
         Ui,
-        #[serde(rename = "llm")]
         Llm,
     }
 
@@ -148,10 +147,9 @@ pub mod types {
         PartialEq,
         PartialOrd
     )]
+    #[serde(rename_all = "snake_case")]
     pub enum GetConfigArgsOrigin {
-        #[serde(rename = "ui")]
         Ui,
-        #[serde(rename = "llm")]
         Llm,
     }
 
@@ -291,11 +289,9 @@ pub mod types {
     /// The arguments of `get_recent_tool_calls`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
+    #[serde(rename_all = "camelCase")]
     pub struct GetRecentToolCallsArgs {
-        #[serde(
-            rename = "maxResults",
-            default = "defaults::get_recent_tool_calls_args_max_results"
-        )]
+        #[serde(default = "defaults::get_recent_tool_calls_args_max_results")]
         pub max_results: f64,
         #[serde(skip_serializing_if = "Option::is_none")]
         pub since: Option<
@@ -303,7 +299,7 @@ pub mod types {
                 mcp_bindgen::__private::chrono::offset::Utc,
             >,
         >,
-        #[serde(rename = "toolName", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         pub tool_name: Option<String>,
     }
 
@@ -361,10 +357,9 @@ pub mod types {
         PartialEq,
         PartialOrd
     )]
+    #[serde(rename_all = "snake_case")]
     pub enum ListDirectoryArgsOrigin {
-        #[serde(rename = "ui")]
         Ui,
-        #[serde(rename = "llm")]
         Llm,
     }
 
@@ -454,10 +449,9 @@ pub mod types {
         PartialEq,
         PartialOrd
     )]
+    #[serde(rename_all = "snake_case")]
     pub enum ReadFileArgsOrigin {
-        #[serde(rename = "ui")]
         Ui,
-        #[serde(rename = "llm")]
         Llm,
     }
 
@@ -550,10 +544,9 @@ pub mod types {
         PartialEq,
         PartialOrd
     )]
+    #[serde(rename_all = "snake_case")]
     pub enum SetConfigValueArgsOrigin {
-        #[serde(rename = "ui")]
         Ui,
-        #[serde(rename = "llm")]
         Llm,
     }
 
@@ -656,10 +649,9 @@ pub mod types {
         PartialEq,
         PartialOrd
     )]
+    #[serde(rename_all = "snake_case")]
     pub enum StartProcessArgsOrigin {
-        #[serde(rename = "ui")]
         Ui,
-        #[serde(rename = "llm")]
         Llm,
     }
 
@@ -757,10 +749,9 @@ pub mod types {
         PartialEq,
         PartialOrd
     )]
+    #[serde(rename_all = "snake_case")]
     pub enum StartSearchArgsOrigin {
-        #[serde(rename = "ui")]
         Ui,
-        #[serde(rename = "llm")]
         Llm,
     }
 
@@ -821,10 +812,9 @@ pub mod types {
         PartialEq,
         PartialOrd
     )]
+    #[serde(rename_all = "snake_case")]
     pub enum StartSearchArgsSearchType {
-        #[serde(rename = "files")]
         Files,
-        #[serde(rename = "content")]
         Content,
     }
 
@@ -911,10 +901,9 @@ pub mod types {
         PartialEq,
         PartialOrd
     )]
+    #[serde(rename_all = "snake_case")]
     pub enum WriteFileArgsMode {
-        #[serde(rename = "rewrite")]
         Rewrite,
-        #[serde(rename = "append")]
         Append,
     }
 
@@ -981,10 +970,9 @@ pub mod types {
         PartialEq,
         PartialOrd
     )]
+    #[serde(rename_all = "snake_case")]
     pub enum WriteFileArgsOrigin {
-        #[serde(rename = "ui")]
         Ui,
-        #[serde(rename = "llm")]
         Llm,
     }
 
@@ -1060,8 +1048,8 @@ pub mod types {
 
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(tag = "type", deny_unknown_fields)]
+    #[serde(rename_all = "snake_case")]
     pub enum WritePdfArgsContentArrayItem {
-        #[serde(rename = "insert")]
         Insert {
             #[serde(skip_serializing_if = "Option::is_none")]
             markdown: Option<String>,
@@ -1076,7 +1064,6 @@ pub mod types {
             #[serde(rename = "sourcePdfPath", skip_serializing_if = "Option::is_none")]
             source_pdf_path: Option<String>,
         },
-        #[serde(rename = "delete")]
         Delete { #[serde(rename = "pageIndexes")] page_indexes: Vec<f64> },
     }
 

@@ -31,20 +31,16 @@ pub mod types {
     /// The arguments of `download_figma_images`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
+    #[serde(rename_all = "camelCase")]
     pub struct DownloadFigmaImagesArgs {
         /// The key of the Figma file containing the images
-        #[serde(rename = "fileKey")]
         pub file_key: ArgsFileKey,
         /// The directory to save images in. Provide a path relative to the server's image directory (e.g., 'public/images' or 'assets/icons'). Either separator works. Absolute paths are accepted only if they point inside the image directory. The directory is created if missing.
-        #[serde(rename = "localPath")]
         pub local_path: String,
         /// The nodes to fetch as images
         pub nodes: Vec<DownloadFigmaImagesArgsNodesItem>,
         /// Export scale for PNG images. Optional, defaults to 2 if not specified. Affects PNG images only.
-        #[serde(
-            rename = "pngScale",
-            default = "defaults::download_figma_images_args_png_scale"
-        )]
+        #[serde(default = "defaults::download_figma_images_args_png_scale")]
         pub png_scale: f64,
     }
 
@@ -117,37 +113,29 @@ pub mod types {
 
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
+    #[serde(rename_all = "camelCase")]
     pub struct DownloadFigmaImagesArgsNodesItem {
         /// Figma transform matrix for image cropping
-        #[serde(
-            rename = "cropTransform",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub crop_transform: Option<Vec<Vec<f64>>>,
         /// The local name for saving the fetched file, including extension. png, svg, or gif.
-        #[serde(rename = "fileName")]
         pub file_name: String,
         /// Suffix to add to filename for unique cropped images, provided in the Figma data (e.g., 'abc123')
-        #[serde(rename = "filenameSuffix", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         pub filename_suffix: Option<String>,
         /// If a node has a gifRef fill (animated GIF), you must include this variable to download the animated GIF. When gifRef is present in the Figma data, use it instead of imageRef to get the animated file rather than a static snapshot.
-        #[serde(rename = "gifRef", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         pub gif_ref: Option<String>,
         /// If a node has an imageRef fill, you must include this variable. Leave blank when downloading Vector SVG images or animated GIFs (use gifRef instead), or when an IMAGE fill is present without an imageRef — in that case the node is rendered as PNG via nodeId.
-        #[serde(rename = "imageRef", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         pub image_ref: Option<String>,
         /// Whether this image needs cropping based on its transform matrix
-        #[serde(rename = "needsCropping", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         pub needs_cropping: Option<bool>,
         /// The ID of the Figma image node to fetch, formatted as 1234:5678
-        #[serde(rename = "nodeId")]
         pub node_id: NodeId,
         /// Whether this image requires dimension information for CSS variables
-        #[serde(
-            rename = "requiresImageDimensions",
-            skip_serializing_if = "Option::is_none"
-        )]
+        #[serde(skip_serializing_if = "Option::is_none")]
         pub requires_image_dimensions: Option<bool>,
     }
 
@@ -226,15 +214,15 @@ pub mod types {
     /// The arguments of `get_figma_data`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
+    #[serde(rename_all = "camelCase")]
     pub struct GetFigmaDataArgs {
         /// OPTIONAL. Do NOT use unless explicitly requested by the user. Controls how many levels deep to traverse the node tree.
         #[serde(skip_serializing_if = "Option::is_none")]
         pub depth: Option<f64>,
         /// The key of the Figma file to fetch, often found in a provided URL like figma.com/(file|design)/<fileKey>/...
-        #[serde(rename = "fileKey")]
         pub file_key: ArgsFileKey,
         /// The ID of the node to fetch, often found as URL parameter node-id=<nodeId>, always use if provided. Use format '1234:5678' for a standard node, or 'I5666:180910;1:10515;1:10336' for a deeply nested instance node (the semicolon-joined path represents the instance override chain — it's still a single node ID, not multiple nodes).
-        #[serde(rename = "nodeId", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         pub node_id: Option<NodeId>,
     }
 

@@ -171,10 +171,11 @@ pub mod types {
 
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
+    #[serde(rename_all = "camelCase")]
     pub struct FirecrawlCrawlArgsScrapeOptionsActionsItem {
         #[serde(skip_serializing_if = "Option::is_none")]
         pub direction: Option<FirecrawlCrawlArgsScrapeOptionsActionsItemDirection>,
-        #[serde(rename = "fullPage", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         pub full_page: Option<bool>,
         #[serde(skip_serializing_if = "Option::is_none")]
         pub key: Option<String>,
@@ -186,7 +187,6 @@ pub mod types {
         pub selector: Option<String>,
         #[serde(skip_serializing_if = "Option::is_none")]
         pub text: Option<String>,
-        #[serde(rename = "type")]
         pub type_: FirecrawlCrawlArgsScrapeOptionsActionsItemType,
     }
 
@@ -202,10 +202,9 @@ pub mod types {
         PartialEq,
         PartialOrd
     )]
+    #[serde(rename_all = "snake_case")]
     pub enum FirecrawlCrawlArgsScrapeOptionsActionsItemDirection {
-        #[serde(rename = "up")]
         Up,
-        #[serde(rename = "down")]
         Down,
     }
 
@@ -358,28 +357,18 @@ pub mod types {
         PartialEq,
         PartialOrd
     )]
+    #[serde(rename_all = "camelCase")]
     pub enum FirecrawlCrawlArgsScrapeOptionsFormatsItem {
-        #[serde(rename = "markdown")]
         Markdown,
-        #[serde(rename = "html")]
         Html,
-        #[serde(rename = "rawHtml")]
         RawHtml,
-        #[serde(rename = "screenshot")]
         Screenshot,
-        #[serde(rename = "links")]
         Links,
-        #[serde(rename = "summary")]
         Summary,
-        #[serde(rename = "changeTracking")]
         ChangeTracking,
-        #[serde(rename = "branding")]
         Branding,
-        #[serde(rename = "json")]
         Json,
-        #[serde(rename = "query")]
         Query,
-        #[serde(rename = "audio")]
         Audio,
     }
 
@@ -551,14 +540,11 @@ pub mod types {
         PartialEq,
         PartialOrd
     )]
+    #[serde(rename_all = "snake_case")]
     pub enum FirecrawlCrawlArgsScrapeOptionsProxy {
-        #[serde(rename = "basic")]
         Basic,
-        #[serde(rename = "stealth")]
         Stealth,
-        #[serde(rename = "enhanced")]
         Enhanced,
-        #[serde(rename = "auto")]
         Auto,
     }
 
@@ -630,10 +616,9 @@ pub mod types {
         PartialEq,
         PartialOrd
     )]
+    #[serde(rename_all = "camelCase")]
     pub enum FirecrawlCrawlArgsScrapeOptionsQueryOptionsMode {
-        #[serde(rename = "directQuote")]
         DirectQuote,
-        #[serde(rename = "freeform")]
         Freeform,
     }
 
@@ -782,12 +767,10 @@ pub mod types {
         PartialEq,
         PartialOrd
     )]
+    #[serde(rename_all = "snake_case")]
     pub enum FirecrawlCrawlArgsSitemap {
-        #[serde(rename = "skip")]
         Skip,
-        #[serde(rename = "include")]
         Include,
-        #[serde(rename = "only")]
         Only,
     }
 
@@ -841,12 +824,13 @@ pub mod types {
     /// The arguments of `firecrawl_extract`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
+    #[serde(rename_all = "camelCase")]
     pub struct FirecrawlExtractArgs {
-        #[serde(rename = "allowExternalLinks", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         pub allow_external_links: Option<bool>,
-        #[serde(rename = "enableWebSearch", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         pub enable_web_search: Option<bool>,
-        #[serde(rename = "includeSubdomains", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         pub include_subdomains: Option<bool>,
         #[serde(skip_serializing_if = "Option::is_none")]
         pub prompt: Option<String>,
@@ -858,29 +842,21 @@ pub mod types {
     /// The arguments of `firecrawl_feedback`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
+    #[serde(rename_all = "camelCase")]
     pub struct FirecrawlFeedbackArgs {
         pub endpoint: FirecrawlFeedbackArgsEndpoint,
         #[serde(default, skip_serializing_if = "Option::is_none")]
         pub issues: Option<Vec<FirecrawlFeedbackArgsIssuesItem>>,
-        #[serde(rename = "jobId")]
         pub job_id: mcp_bindgen::__private::uuid::Uuid,
         #[serde(default, skip_serializing_if = "Option::is_none")]
         pub metadata: Option<Map<String, Value>>,
-        #[serde(
-            rename = "missingContent",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub missing_content: Option<Vec<FirecrawlFeedbackArgsMissingContentItem>>,
         #[serde(skip_serializing_if = "Option::is_none")]
         pub note: Option<String>,
-        #[serde(
-            rename = "pageNumbers",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub page_numbers: Option<Vec<u64>>,
-        #[serde(rename = "querySuggestions", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         pub query_suggestions: Option<
             FirecrawlFeedbackArgsMissingContentItemDescription,
         >,
@@ -889,11 +865,7 @@ pub mod types {
         pub tags: Option<Vec<FirecrawlFeedbackArgsIssuesItem>>,
         #[serde(skip_serializing_if = "Option::is_none")]
         pub url: Option<String>,
-        #[serde(
-            rename = "valuableSources",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub valuable_sources: Option<Vec<FirecrawlFeedbackArgsValuableSourcesItem>>,
     }
 
@@ -909,14 +881,11 @@ pub mod types {
         PartialEq,
         PartialOrd
     )]
+    #[serde(rename_all = "snake_case")]
     pub enum FirecrawlFeedbackArgsEndpoint {
-        #[serde(rename = "search")]
         Search,
-        #[serde(rename = "scrape")]
         Scrape,
-        #[serde(rename = "parse")]
         Parse,
-        #[serde(rename = "map")]
         Map,
     }
 
@@ -1214,12 +1183,10 @@ pub mod types {
         PartialEq,
         PartialOrd
     )]
+    #[serde(rename_all = "snake_case")]
     pub enum FirecrawlFeedbackArgsRating {
-        #[serde(rename = "good")]
         Good,
-        #[serde(rename = "bad")]
         Bad,
-        #[serde(rename = "partial")]
         Partial,
     }
 
@@ -1345,6 +1312,7 @@ pub mod types {
     /// The arguments of `firecrawl_interact`.
     #[derive(Deserialize, Serialize, Clone, Debug, Default, PartialEq)]
     #[serde(deny_unknown_fields)]
+    #[serde(rename_all = "camelCase")]
     pub struct FirecrawlInteractArgs {
         #[serde(skip_serializing_if = "Option::is_none")]
         pub code: Option<FirecrawlInteractArgsCode>,
@@ -1352,9 +1320,9 @@ pub mod types {
         pub language: Option<FirecrawlInteractArgsLanguage>,
         #[serde(skip_serializing_if = "Option::is_none")]
         pub prompt: Option<FirecrawlInteractArgsCode>,
-        #[serde(rename = "scrapeId", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         pub scrape_id: Option<FirecrawlInteractArgsCode>,
-        #[serde(rename = "scrapeOptions", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         pub scrape_options: Option<FirecrawlInteractArgsScrapeOptions>,
         #[serde(skip_serializing_if = "Option::is_none")]
         pub timeout: Option<f64>,
@@ -1438,12 +1406,10 @@ pub mod types {
         PartialEq,
         PartialOrd
     )]
+    #[serde(rename_all = "snake_case")]
     pub enum FirecrawlInteractArgsLanguage {
-        #[serde(rename = "bash")]
         Bash,
-        #[serde(rename = "python")]
         Python,
-        #[serde(rename = "node")]
         Node,
     }
 
@@ -1555,10 +1521,11 @@ pub mod types {
 
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
+    #[serde(rename_all = "camelCase")]
     pub struct FirecrawlInteractArgsScrapeOptionsActionsItem {
         #[serde(skip_serializing_if = "Option::is_none")]
         pub direction: Option<FirecrawlInteractArgsScrapeOptionsActionsItemDirection>,
-        #[serde(rename = "fullPage", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         pub full_page: Option<bool>,
         #[serde(skip_serializing_if = "Option::is_none")]
         pub key: Option<String>,
@@ -1570,7 +1537,6 @@ pub mod types {
         pub selector: Option<String>,
         #[serde(skip_serializing_if = "Option::is_none")]
         pub text: Option<String>,
-        #[serde(rename = "type")]
         pub type_: FirecrawlInteractArgsScrapeOptionsActionsItemType,
     }
 
@@ -1586,10 +1552,9 @@ pub mod types {
         PartialEq,
         PartialOrd
     )]
+    #[serde(rename_all = "snake_case")]
     pub enum FirecrawlInteractArgsScrapeOptionsActionsItemDirection {
-        #[serde(rename = "up")]
         Up,
-        #[serde(rename = "down")]
         Down,
     }
 
@@ -1742,28 +1707,18 @@ pub mod types {
         PartialEq,
         PartialOrd
     )]
+    #[serde(rename_all = "camelCase")]
     pub enum FirecrawlInteractArgsScrapeOptionsFormatsItem {
-        #[serde(rename = "markdown")]
         Markdown,
-        #[serde(rename = "html")]
         Html,
-        #[serde(rename = "rawHtml")]
         RawHtml,
-        #[serde(rename = "screenshot")]
         Screenshot,
-        #[serde(rename = "links")]
         Links,
-        #[serde(rename = "summary")]
         Summary,
-        #[serde(rename = "changeTracking")]
         ChangeTracking,
-        #[serde(rename = "branding")]
         Branding,
-        #[serde(rename = "json")]
         Json,
-        #[serde(rename = "query")]
         Query,
-        #[serde(rename = "audio")]
         Audio,
     }
 
@@ -1935,14 +1890,11 @@ pub mod types {
         PartialEq,
         PartialOrd
     )]
+    #[serde(rename_all = "snake_case")]
     pub enum FirecrawlInteractArgsScrapeOptionsProxy {
-        #[serde(rename = "basic")]
         Basic,
-        #[serde(rename = "stealth")]
         Stealth,
-        #[serde(rename = "enhanced")]
         Enhanced,
-        #[serde(rename = "auto")]
         Auto,
     }
 
@@ -2014,10 +1966,9 @@ pub mod types {
         PartialEq,
         PartialOrd
     )]
+    #[serde(rename_all = "camelCase")]
     pub enum FirecrawlInteractArgsScrapeOptionsQueryOptionsMode {
-        #[serde(rename = "directQuote")]
         DirectQuote,
-        #[serde(rename = "freeform")]
         Freeform,
     }
 
@@ -2103,13 +2054,11 @@ pub mod types {
     /// The arguments of `firecrawl_map`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
+    #[serde(rename_all = "camelCase")]
     pub struct FirecrawlMapArgs {
-        #[serde(
-            rename = "ignoreQueryParameters",
-            skip_serializing_if = "Option::is_none"
-        )]
+        #[serde(skip_serializing_if = "Option::is_none")]
         pub ignore_query_parameters: Option<bool>,
-        #[serde(rename = "includeSubdomains", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         pub include_subdomains: Option<bool>,
         #[serde(skip_serializing_if = "Option::is_none")]
         pub limit: Option<f64>,
@@ -2132,12 +2081,10 @@ pub mod types {
         PartialEq,
         PartialOrd
     )]
+    #[serde(rename_all = "snake_case")]
     pub enum FirecrawlMapArgsSitemap {
-        #[serde(rename = "include")]
         Include,
-        #[serde(rename = "skip")]
         Skip,
-        #[serde(rename = "only")]
         Only,
     }
 
@@ -2191,13 +2138,13 @@ pub mod types {
     /// The arguments of `firecrawl_monitor_check`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
+    #[serde(rename_all = "camelCase")]
     pub struct FirecrawlMonitorCheckArgs {
-        #[serde(rename = "checkId")]
         pub check_id: String,
         pub id: String,
         #[serde(skip_serializing_if = "Option::is_none")]
         pub limit: Option<u64>,
-        #[serde(rename = "pageStatus", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         pub page_status: Option<FirecrawlMonitorCheckArgsPageStatus>,
         #[serde(skip_serializing_if = "Option::is_none")]
         pub skip: Option<i64>,
@@ -2215,16 +2162,12 @@ pub mod types {
         PartialEq,
         PartialOrd
     )]
+    #[serde(rename_all = "snake_case")]
     pub enum FirecrawlMonitorCheckArgsPageStatus {
-        #[serde(rename = "same")]
         Same,
-        #[serde(rename = "new")]
         New,
-        #[serde(rename = "changed")]
         Changed,
-        #[serde(rename = "removed")]
         Removed,
-        #[serde(rename = "error")]
         Error,
     }
 
@@ -2304,18 +2247,13 @@ pub mod types {
         PartialEq,
         PartialOrd
     )]
+    #[serde(rename_all = "snake_case")]
     pub enum FirecrawlMonitorChecksArgsStatus {
-        #[serde(rename = "queued")]
         Queued,
-        #[serde(rename = "running")]
         Running,
-        #[serde(rename = "completed")]
         Completed,
-        #[serde(rename = "failed")]
         Failed,
-        #[serde(rename = "partial")]
         Partial,
-        #[serde(rename = "skipped_overlap")]
         SkippedOverlap,
     }
 
@@ -2375,28 +2313,21 @@ pub mod types {
     /// The arguments of `firecrawl_monitor_create`.
     #[derive(Deserialize, Serialize, Clone, Debug, Default, PartialEq)]
     #[serde(deny_unknown_fields)]
+    #[serde(rename_all = "camelCase")]
     pub struct FirecrawlMonitorCreateArgs {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         pub body: Option<Map<String, Value>>,
         #[serde(skip_serializing_if = "Option::is_none")]
         pub email: Option<String>,
-        #[serde(
-            rename = "excludeDomains",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub exclude_domains: Option<Vec<String>>,
         #[serde(skip_serializing_if = "Option::is_none")]
         pub goal: Option<String>,
-        #[serde(rename = "includeDiffs", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         pub include_diffs: Option<bool>,
-        #[serde(
-            rename = "includeDomains",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub include_domains: Option<Vec<String>>,
-        #[serde(rename = "maxResults", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         pub max_results: Option<u64>,
         #[serde(skip_serializing_if = "Option::is_none")]
         pub name: Option<String>,
@@ -2406,13 +2337,13 @@ pub mod types {
         pub pages: Option<Vec<String>>,
         #[serde(default, skip_serializing_if = "Option::is_none")]
         pub queries: Option<Vec<String>>,
-        #[serde(rename = "scheduleText", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         pub schedule_text: Option<String>,
-        #[serde(rename = "searchWindow", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         pub search_window: Option<FirecrawlMonitorCreateArgsSearchWindow>,
         #[serde(skip_serializing_if = "Option::is_none")]
         pub timezone: Option<String>,
-        #[serde(rename = "webhookUrl", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         pub webhook_url: Option<String>,
     }
 
@@ -2597,20 +2528,14 @@ pub mod types {
         PartialEq,
         PartialOrd
     )]
+    #[serde(rename_all = "camelCase")]
     pub enum FirecrawlParseArgsFormatsItem {
-        #[serde(rename = "markdown")]
         Markdown,
-        #[serde(rename = "html")]
         Html,
-        #[serde(rename = "rawHtml")]
         RawHtml,
-        #[serde(rename = "links")]
         Links,
-        #[serde(rename = "summary")]
         Summary,
-        #[serde(rename = "json")]
         Json,
-        #[serde(rename = "query")]
         Query,
     }
 
@@ -2757,10 +2682,9 @@ pub mod types {
         PartialEq,
         PartialOrd
     )]
+    #[serde(rename_all = "snake_case")]
     pub enum FirecrawlParseArgsProxy {
-        #[serde(rename = "basic")]
         Basic,
-        #[serde(rename = "auto")]
         Auto,
     }
 
@@ -2828,10 +2752,9 @@ pub mod types {
         PartialEq,
         PartialOrd
     )]
+    #[serde(rename_all = "camelCase")]
     pub enum FirecrawlParseArgsQueryOptionsMode {
-        #[serde(rename = "directQuote")]
         DirectQuote,
-        #[serde(rename = "freeform")]
         Freeform,
     }
 
@@ -2935,12 +2858,10 @@ pub mod types {
         PartialEq,
         PartialOrd
     )]
+    #[serde(rename_all = "snake_case")]
     pub enum FirecrawlResearchRelatedPapersArgsMode {
-        #[serde(rename = "similar")]
         Similar,
-        #[serde(rename = "citers")]
         Citers,
-        #[serde(rename = "references")]
         References,
     }
 
@@ -3082,10 +3003,11 @@ pub mod types {
 
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
+    #[serde(rename_all = "camelCase")]
     pub struct FirecrawlScrapeArgsActionsItem {
         #[serde(skip_serializing_if = "Option::is_none")]
         pub direction: Option<FirecrawlScrapeArgsActionsItemDirection>,
-        #[serde(rename = "fullPage", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         pub full_page: Option<bool>,
         #[serde(skip_serializing_if = "Option::is_none")]
         pub key: Option<String>,
@@ -3097,7 +3019,6 @@ pub mod types {
         pub selector: Option<String>,
         #[serde(skip_serializing_if = "Option::is_none")]
         pub text: Option<String>,
-        #[serde(rename = "type")]
         pub type_: FirecrawlScrapeArgsActionsItemType,
     }
 
@@ -3113,10 +3034,9 @@ pub mod types {
         PartialEq,
         PartialOrd
     )]
+    #[serde(rename_all = "snake_case")]
     pub enum FirecrawlScrapeArgsActionsItemDirection {
-        #[serde(rename = "up")]
         Up,
-        #[serde(rename = "down")]
         Down,
     }
 
@@ -3269,28 +3189,18 @@ pub mod types {
         PartialEq,
         PartialOrd
     )]
+    #[serde(rename_all = "camelCase")]
     pub enum FirecrawlScrapeArgsFormatsItem {
-        #[serde(rename = "markdown")]
         Markdown,
-        #[serde(rename = "html")]
         Html,
-        #[serde(rename = "rawHtml")]
         RawHtml,
-        #[serde(rename = "screenshot")]
         Screenshot,
-        #[serde(rename = "links")]
         Links,
-        #[serde(rename = "summary")]
         Summary,
-        #[serde(rename = "changeTracking")]
         ChangeTracking,
-        #[serde(rename = "branding")]
         Branding,
-        #[serde(rename = "json")]
         Json,
-        #[serde(rename = "query")]
         Query,
-        #[serde(rename = "audio")]
         Audio,
     }
 
@@ -3462,14 +3372,11 @@ pub mod types {
         PartialEq,
         PartialOrd
     )]
+    #[serde(rename_all = "snake_case")]
     pub enum FirecrawlScrapeArgsProxy {
-        #[serde(rename = "basic")]
         Basic,
-        #[serde(rename = "stealth")]
         Stealth,
-        #[serde(rename = "enhanced")]
         Enhanced,
-        #[serde(rename = "auto")]
         Auto,
     }
 
@@ -3541,10 +3448,9 @@ pub mod types {
         PartialEq,
         PartialOrd
     )]
+    #[serde(rename_all = "camelCase")]
     pub enum FirecrawlScrapeArgsQueryOptionsMode {
-        #[serde(rename = "directQuote")]
         DirectQuote,
-        #[serde(rename = "freeform")]
         Freeform,
     }
 
@@ -3620,29 +3526,22 @@ pub mod types {
     /// The arguments of `firecrawl_search`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
+    #[serde(rename_all = "camelCase")]
     pub struct FirecrawlSearchArgs {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         pub enterprise: Option<Vec<FirecrawlSearchArgsEnterpriseItem>>,
-        #[serde(
-            rename = "excludeDomains",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub exclude_domains: Option<Vec<DomainsItem>>,
         #[serde(skip_serializing_if = "Option::is_none")]
         pub filter: Option<String>,
-        #[serde(
-            rename = "includeDomains",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub include_domains: Option<Vec<DomainsItem>>,
         #[serde(skip_serializing_if = "Option::is_none")]
         pub limit: Option<f64>,
         #[serde(skip_serializing_if = "Option::is_none")]
         pub location: Option<String>,
         pub query: FirecrawlInteractArgsCode,
-        #[serde(rename = "scrapeOptions", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         pub scrape_options: Option<FirecrawlSearchArgsScrapeOptions>,
         #[serde(default, skip_serializing_if = "Option::is_none")]
         pub sources: Option<Vec<FirecrawlSearchArgsSourcesItem>>,
@@ -3662,12 +3561,10 @@ pub mod types {
         PartialEq,
         PartialOrd
     )]
+    #[serde(rename_all = "snake_case")]
     pub enum FirecrawlSearchArgsEnterpriseItem {
-        #[serde(rename = "default")]
         Default,
-        #[serde(rename = "anon")]
         Anon,
-        #[serde(rename = "zdr")]
         Zdr,
     }
 
@@ -3869,10 +3766,11 @@ pub mod types {
 
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
+    #[serde(rename_all = "camelCase")]
     pub struct FirecrawlSearchArgsScrapeOptionsActionsItem {
         #[serde(skip_serializing_if = "Option::is_none")]
         pub direction: Option<FirecrawlSearchArgsScrapeOptionsActionsItemDirection>,
-        #[serde(rename = "fullPage", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         pub full_page: Option<bool>,
         #[serde(skip_serializing_if = "Option::is_none")]
         pub key: Option<String>,
@@ -3884,7 +3782,6 @@ pub mod types {
         pub selector: Option<String>,
         #[serde(skip_serializing_if = "Option::is_none")]
         pub text: Option<String>,
-        #[serde(rename = "type")]
         pub type_: FirecrawlSearchArgsScrapeOptionsActionsItemType,
     }
 
@@ -3900,10 +3797,9 @@ pub mod types {
         PartialEq,
         PartialOrd
     )]
+    #[serde(rename_all = "snake_case")]
     pub enum FirecrawlSearchArgsScrapeOptionsActionsItemDirection {
-        #[serde(rename = "up")]
         Up,
-        #[serde(rename = "down")]
         Down,
     }
 
@@ -4056,28 +3952,18 @@ pub mod types {
         PartialEq,
         PartialOrd
     )]
+    #[serde(rename_all = "camelCase")]
     pub enum FirecrawlSearchArgsScrapeOptionsFormatsItem {
-        #[serde(rename = "markdown")]
         Markdown,
-        #[serde(rename = "html")]
         Html,
-        #[serde(rename = "rawHtml")]
         RawHtml,
-        #[serde(rename = "screenshot")]
         Screenshot,
-        #[serde(rename = "links")]
         Links,
-        #[serde(rename = "summary")]
         Summary,
-        #[serde(rename = "changeTracking")]
         ChangeTracking,
-        #[serde(rename = "branding")]
         Branding,
-        #[serde(rename = "json")]
         Json,
-        #[serde(rename = "query")]
         Query,
-        #[serde(rename = "audio")]
         Audio,
     }
 
@@ -4249,14 +4135,11 @@ pub mod types {
         PartialEq,
         PartialOrd
     )]
+    #[serde(rename_all = "snake_case")]
     pub enum FirecrawlSearchArgsScrapeOptionsProxy {
-        #[serde(rename = "basic")]
         Basic,
-        #[serde(rename = "stealth")]
         Stealth,
-        #[serde(rename = "enhanced")]
         Enhanced,
-        #[serde(rename = "auto")]
         Auto,
     }
 
@@ -4328,10 +4211,9 @@ pub mod types {
         PartialEq,
         PartialOrd
     )]
+    #[serde(rename_all = "camelCase")]
     pub enum FirecrawlSearchArgsScrapeOptionsQueryOptionsMode {
-        #[serde(rename = "directQuote")]
         DirectQuote,
-        #[serde(rename = "freeform")]
         Freeform,
     }
 
@@ -4423,12 +4305,10 @@ pub mod types {
         PartialEq,
         PartialOrd
     )]
+    #[serde(rename_all = "snake_case")]
     pub enum FirecrawlSearchArgsSourcesItemType {
-        #[serde(rename = "web")]
         Web,
-        #[serde(rename = "images")]
         Images,
-        #[serde(rename = "news")]
         News,
     }
 
@@ -4482,26 +4362,18 @@ pub mod types {
     /// The arguments of `firecrawl_search_feedback`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
+    #[serde(rename_all = "camelCase")]
     pub struct FirecrawlSearchFeedbackArgs {
         /// Array of specific pieces of content the agent expected to find but did not. One entry per distinct topic. Each entry has a short `topic` and optional longer `description`.
-        #[serde(
-            rename = "missingContent",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub missing_content: Option<Vec<FirecrawlSearchFeedbackArgsMissingContentItem>>,
-        #[serde(rename = "querySuggestions", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         pub query_suggestions: Option<
             FirecrawlFeedbackArgsMissingContentItemDescription,
         >,
         pub rating: FirecrawlSearchFeedbackArgsRating,
-        #[serde(rename = "searchId")]
         pub search_id: mcp_bindgen::__private::uuid::Uuid,
-        #[serde(
-            rename = "valuableSources",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub valuable_sources: Option<
             Vec<FirecrawlSearchFeedbackArgsValuableSourcesItem>,
         >,
@@ -4527,12 +4399,10 @@ pub mod types {
         PartialEq,
         PartialOrd
     )]
+    #[serde(rename_all = "snake_case")]
     pub enum FirecrawlSearchFeedbackArgsRating {
-        #[serde(rename = "good")]
         Good,
-        #[serde(rename = "bad")]
         Bad,
-        #[serde(rename = "partial")]
         Partial,
     }
 

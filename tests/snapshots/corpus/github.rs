@@ -171,12 +171,10 @@ pub mod types {
         PartialEq,
         PartialOrd
     )]
+    #[serde(rename_all = "SCREAMING_SNAKE_CASE")]
     pub enum CreatePullRequestReviewArgsEvent {
-        #[serde(rename = "APPROVE")]
         Approve,
-        #[serde(rename = "REQUEST_CHANGES")]
         RequestChanges,
-        #[serde(rename = "COMMENT")]
         Comment,
     }
 
@@ -389,10 +387,9 @@ pub mod types {
         PartialEq,
         PartialOrd
     )]
+    #[serde(rename_all = "snake_case")]
     pub enum ListIssuesArgsDirection {
-        #[serde(rename = "asc")]
         Asc,
-        #[serde(rename = "desc")]
         Desc,
     }
 
@@ -453,12 +450,10 @@ pub mod types {
         PartialEq,
         PartialOrd
     )]
+    #[serde(rename_all = "snake_case")]
     pub enum ListIssuesArgsSort {
-        #[serde(rename = "created")]
         Created,
-        #[serde(rename = "updated")]
         Updated,
-        #[serde(rename = "comments")]
         Comments,
     }
 
@@ -521,12 +516,10 @@ pub mod types {
         PartialEq,
         PartialOrd
     )]
+    #[serde(rename_all = "snake_case")]
     pub enum ListIssuesArgsState {
-        #[serde(rename = "open")]
         Open,
-        #[serde(rename = "closed")]
         Closed,
-        #[serde(rename = "all")]
         All,
     }
 
@@ -621,10 +614,9 @@ pub mod types {
         PartialEq,
         PartialOrd
     )]
+    #[serde(rename_all = "snake_case")]
     pub enum ListPullRequestsArgsDirection {
-        #[serde(rename = "asc")]
         Asc,
-        #[serde(rename = "desc")]
         Desc,
     }
 
@@ -686,14 +678,11 @@ pub mod types {
         PartialEq,
         PartialOrd
     )]
+    #[serde(rename_all = "kebab-case")]
     pub enum ListPullRequestsArgsSort {
-        #[serde(rename = "created")]
         Created,
-        #[serde(rename = "updated")]
         Updated,
-        #[serde(rename = "popularity")]
         Popularity,
-        #[serde(rename = "long-running")]
         LongRunning,
     }
 
@@ -759,12 +748,10 @@ pub mod types {
         PartialEq,
         PartialOrd
     )]
+    #[serde(rename_all = "snake_case")]
     pub enum ListPullRequestsArgsState {
-        #[serde(rename = "open")]
         Open,
-        #[serde(rename = "closed")]
         Closed,
-        #[serde(rename = "all")]
         All,
     }
 
@@ -849,12 +836,10 @@ pub mod types {
         PartialEq,
         PartialOrd
     )]
+    #[serde(rename_all = "snake_case")]
     pub enum MergePullRequestArgsMergeMethod {
-        #[serde(rename = "merge")]
         Merge,
-        #[serde(rename = "squash")]
         Squash,
-        #[serde(rename = "rebase")]
         Rebase,
     }
 
@@ -953,10 +938,9 @@ pub mod types {
         PartialEq,
         PartialOrd
     )]
+    #[serde(rename_all = "snake_case")]
     pub enum SearchCodeArgsOrder {
-        #[serde(rename = "asc")]
         Asc,
-        #[serde(rename = "desc")]
         Desc,
     }
 
@@ -1032,10 +1016,9 @@ pub mod types {
         PartialEq,
         PartialOrd
     )]
+    #[serde(rename_all = "snake_case")]
     pub enum SearchIssuesArgsOrder {
-        #[serde(rename = "asc")]
         Asc,
-        #[serde(rename = "desc")]
         Desc,
     }
 
@@ -1225,10 +1208,9 @@ pub mod types {
         PartialEq,
         PartialOrd
     )]
+    #[serde(rename_all = "snake_case")]
     pub enum SearchUsersArgsOrder {
-        #[serde(rename = "asc")]
         Asc,
-        #[serde(rename = "desc")]
         Desc,
     }
 
@@ -1289,12 +1271,10 @@ pub mod types {
         PartialEq,
         PartialOrd
     )]
+    #[serde(rename_all = "snake_case")]
     pub enum SearchUsersArgsSort {
-        #[serde(rename = "followers")]
         Followers,
-        #[serde(rename = "repositories")]
         Repositories,
-        #[serde(rename = "joined")]
         Joined,
     }
 
@@ -1378,10 +1358,9 @@ pub mod types {
         PartialEq,
         PartialOrd
     )]
+    #[serde(rename_all = "snake_case")]
     pub enum UpdateIssueArgsState {
-        #[serde(rename = "open")]
         Open,
-        #[serde(rename = "closed")]
         Closed,
     }
 

@@ -32,14 +32,14 @@ pub mod types {
     /// The arguments of `add_activity_to_incident`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
+    #[serde(rename_all = "camelCase")]
     pub struct AddActivityToIncidentArgs {
         /// The body of the activity. URLs will be parsed and attached as context
         pub body: String,
         /// The time that the activity occurred. If not provided, the current time will be used
-        #[serde(rename = "eventTime", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         pub event_time: Option<String>,
         /// The ID of the incident to add the activity to
-        #[serde(rename = "incidentId")]
         pub incident_id: String,
     }
 
@@ -79,16 +79,12 @@ pub mod types {
         PartialEq,
         PartialOrd
     )]
+    #[serde(rename_all = "snake_case")]
     pub enum AlertingManageRoutingArgsOperation {
-        #[serde(rename = "get_notification_policies")]
         GetNotificationPolicies,
-        #[serde(rename = "get_contact_points")]
         GetContactPoints,
-        #[serde(rename = "get_contact_point")]
         GetContactPoint,
-        #[serde(rename = "get_time_intervals")]
         GetTimeIntervals,
-        #[serde(rename = "get_time_interval")]
         GetTimeInterval,
     }
 
@@ -186,10 +182,9 @@ pub mod types {
         PartialEq,
         PartialOrd
     )]
+    #[serde(rename_all = "snake_case")]
     pub enum AlertingRoutingWriteArgsManagedBy {
-        #[serde(rename = "grafana")]
         Grafana,
-        #[serde(rename = "datasource")]
         Datasource,
     }
 
@@ -362,12 +357,10 @@ pub mod types {
         PartialEq,
         PartialOrd
     )]
+    #[serde(rename_all = "snake_case")]
     pub enum AlertingRulesReadArgsOperation {
-        #[serde(rename = "list")]
         List,
-        #[serde(rename = "get")]
         Get,
-        #[serde(rename = "versions")]
         Versions,
     }
 
@@ -431,10 +424,9 @@ pub mod types {
         PartialEq,
         PartialOrd
     )]
+    #[serde(rename_all = "snake_case")]
     pub enum AlertingRulesReadArgsRuleType {
-        #[serde(rename = "alerting")]
         Alerting,
-        #[serde(rename = "recording")]
         Recording,
     }
 
@@ -597,10 +589,9 @@ pub mod types {
         PartialEq,
         PartialOrd
     )]
+    #[serde(rename_all = "snake_case")]
     pub enum AlertingRulesWriteArgsManagedBy {
-        #[serde(rename = "grafana")]
         Grafana,
-        #[serde(rename = "datasource")]
         Datasource,
     }
 
@@ -668,18 +659,13 @@ pub mod types {
         PartialEq,
         PartialOrd
     )]
+    #[serde(rename_all = "snake_case")]
     pub enum AlertingRulesWriteArgsOperation {
-        #[serde(rename = "list")]
         List,
-        #[serde(rename = "get")]
         Get,
-        #[serde(rename = "versions")]
         Versions,
-        #[serde(rename = "create")]
         Create,
-        #[serde(rename = "update")]
         Update,
-        #[serde(rename = "delete")]
         Delete,
     }
 
@@ -749,10 +735,9 @@ pub mod types {
         PartialEq,
         PartialOrd
     )]
+    #[serde(rename_all = "snake_case")]
     pub enum AlertingRulesWriteArgsRuleType {
-        #[serde(rename = "alerting")]
         Alerting,
-        #[serde(rename = "recording")]
         Recording,
     }
 
@@ -819,12 +804,13 @@ pub mod types {
     }
 
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
+    #[serde(rename_all = "camelCase")]
     pub struct AlertingSilencesReadArgsMatchersItem {
         /// Whether the matcher asserts equality (true) or inequality (false). Defaults to true.
-        #[serde(rename = "isEqual", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         pub is_equal: Option<bool>,
         /// Whether value is a regular expression. Defaults to false.
-        #[serde(rename = "isRegex", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         pub is_regex: Option<bool>,
         /// The label name to match
         pub name: String,
@@ -845,10 +831,9 @@ pub mod types {
         PartialEq,
         PartialOrd
     )]
+    #[serde(rename_all = "snake_case")]
     pub enum AlertingSilencesReadArgsOperation {
-        #[serde(rename = "list")]
         List,
-        #[serde(rename = "get")]
         Get,
     }
 
@@ -927,12 +912,13 @@ pub mod types {
     }
 
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
+    #[serde(rename_all = "camelCase")]
     pub struct AlertingSilencesWriteArgsMatchersItem {
         /// Whether the matcher asserts equality (true) or inequality (false). Defaults to true.
-        #[serde(rename = "isEqual", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         pub is_equal: Option<bool>,
         /// Whether value is a regular expression. Defaults to false.
-        #[serde(rename = "isRegex", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         pub is_regex: Option<bool>,
         /// The label name to match
         pub name: String,
@@ -953,16 +939,12 @@ pub mod types {
         PartialEq,
         PartialOrd
     )]
+    #[serde(rename_all = "snake_case")]
     pub enum AlertingSilencesWriteArgsOperation {
-        #[serde(rename = "list")]
         List,
-        #[serde(rename = "get")]
         Get,
-        #[serde(rename = "create")]
         Create,
-        #[serde(rename = "update")]
         Update,
-        #[serde(rename = "delete")]
         Delete,
     }
 
@@ -1020,75 +1002,64 @@ pub mod types {
     /// The arguments of `analyze_loki_labels`.
     #[derive(Deserialize, Serialize, Clone, Debug, Default, PartialEq)]
     #[serde(deny_unknown_fields)]
+    #[serde(rename_all = "camelCase")]
     pub struct AnalyzeLokiLabelsArgs {
         /// Datasource UID (live mode).
-        #[serde(rename = "datasourceUid", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         pub datasource_uid: Option<String>,
-        #[serde(rename = "endRfc3339", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         pub end_rfc3339: Option<String>,
-        #[serde(
-            rename = "expectedBaseLabels",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub expected_base_labels: Option<Vec<String>>,
         /// Caller-supplied labels (static mode).
         #[serde(default, skip_serializing_if = "Option::is_none")]
         pub labels: Option<Vec<AnalyzeLokiLabelsArgsLabelsItem>>,
-        #[serde(rename = "maxLabels", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         pub max_labels: Option<i64>,
-        #[serde(rename = "perfMetrics", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         pub perf_metrics: Option<AnalyzeLokiLabelsArgsPerfMetrics>,
         /// Optional LogQL selector for stats / perf diagnosis.
         #[serde(skip_serializing_if = "Option::is_none")]
         pub selector: Option<String>,
-        #[serde(rename = "startRfc3339", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         pub start_rfc3339: Option<String>,
     }
 
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
+    #[serde(rename_all = "camelCase")]
     pub struct AnalyzeLokiLabelsArgsLabelsItem {
         pub name: String,
-        #[serde(
-            rename = "sampleValues",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub sample_values: Option<Vec<String>>,
         #[serde(skip_serializing_if = "Option::is_none")]
         pub unbounded: Option<bool>,
-        #[serde(rename = "uniqueValues", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         pub unique_values: Option<i64>,
-        #[serde(rename = "usedInQueries", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         pub used_in_queries: Option<String>,
-        #[serde(rename = "valueKind", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         pub value_kind: Option<String>,
     }
 
     /// Runtime metrics; presence triggers perf diagnosis.
     #[derive(Deserialize, Serialize, Clone, Debug, Default, PartialEq)]
+    #[serde(rename_all = "camelCase")]
     pub struct AnalyzeLokiLabelsArgsPerfMetrics {
-        #[serde(rename = "cacheChunkReqs", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         pub cache_chunk_reqs: Option<i64>,
-        #[serde(
-            rename = "chunkRefsFetchTimeSec",
-            skip_serializing_if = "Option::is_none"
-        )]
+        #[serde(skip_serializing_if = "Option::is_none")]
         pub chunk_refs_fetch_time_sec: Option<f64>,
-        #[serde(rename = "executionTimeSec", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         pub execution_time_sec: Option<f64>,
-        #[serde(rename = "postFilterLines", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         pub post_filter_lines: Option<i64>,
-        #[serde(rename = "queueTimeSec", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         pub queue_time_sec: Option<f64>,
-        #[serde(
-            rename = "storeChunksDownloadTimeSec",
-            skip_serializing_if = "Option::is_none"
-        )]
+        #[serde(skip_serializing_if = "Option::is_none")]
         pub store_chunks_download_time_sec: Option<f64>,
-        #[serde(rename = "totalBytes", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         pub total_bytes: Option<i64>,
-        #[serde(rename = "totalLines", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         pub total_lines: Option<i64>,
     }
 
@@ -1110,9 +1081,10 @@ pub mod types {
     /// The arguments of `create_annotation`.
     #[derive(Deserialize, Serialize, Clone, Debug, Default, PartialEq)]
     #[serde(deny_unknown_fields)]
+    #[serde(rename_all = "camelCase")]
     pub struct CreateAnnotationArgs {
         /// Dashboard UID
-        #[serde(rename = "dashboardUid", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         pub dashboard_uid: Option<String>,
         /// Optional JSON payload
         #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -1121,10 +1093,10 @@ pub mod types {
         #[serde(skip_serializing_if = "Option::is_none")]
         pub format: Option<CreateAnnotationArgsFormat>,
         /// Optional string payload for Graphite format
-        #[serde(rename = "graphiteData", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         pub graphite_data: Option<String>,
         /// Panel ID
-        #[serde(rename = "panelId", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         pub panel_id: Option<i64>,
         /// Optional list of tags
         #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -1136,7 +1108,7 @@ pub mod types {
         #[serde(skip_serializing_if = "Option::is_none")]
         pub time: Option<i64>,
         /// End time epoch ms
-        #[serde(rename = "timeEnd", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         pub time_end: Option<i64>,
         /// Annotation text for Graphite format (required when format is graphite)
         #[serde(skip_serializing_if = "Option::is_none")]
@@ -1210,12 +1182,13 @@ pub mod types {
     /// The arguments of `create_datasource`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
+    #[serde(rename_all = "camelCase")]
     pub struct CreateDatasourceArgs {
         /// How Grafana should access the datasource (proxy or direct)
         #[serde(skip_serializing_if = "Option::is_none")]
         pub access: Option<String>,
         /// Whether Grafana should use basic auth
-        #[serde(rename = "basicAuth", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         pub basic_auth: Option<bool>,
         /// Optional database name
         #[serde(skip_serializing_if = "Option::is_none")]
@@ -1224,21 +1197,20 @@ pub mod types {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         pub fields: Option<Map<String, Value>>,
         /// Whether this should become the default datasource
-        #[serde(rename = "isDefault", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         pub is_default: Option<bool>,
         /// Datasource display name
         pub name: String,
         /// True once the field schema has been retrieved; required to create a schema-backed datasource.
-        #[serde(rename = "schemaReviewed", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         pub schema_reviewed: Option<bool>,
         /// Grafana datasource plugin type, for example prometheus
-        #[serde(rename = "type")]
         pub type_: String,
         /// Datasource base URL when required by the plugin
         #[serde(skip_serializing_if = "Option::is_none")]
         pub url: Option<String>,
         /// Whether Grafana should forward credentials such as cookies
-        #[serde(rename = "withCredentials", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         pub with_credentials: Option<bool>,
     }
 
@@ -1259,28 +1231,24 @@ pub mod types {
     /// The arguments of `create_incident`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
+    #[serde(rename_all = "camelCase")]
     pub struct CreateIncidentArgs {
         /// The caption of the attachment
-        #[serde(rename = "attachCaption", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         pub attach_caption: Option<String>,
         /// The URL of the attachment
-        #[serde(rename = "attachUrl", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         pub attach_url: Option<String>,
         /// Custom field values to set on the new incident
-        #[serde(
-            rename = "customFields",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub custom_fields: Option<Vec<CreateIncidentArgsCustomFieldsItem>>,
         /// Whether the incident is a drill incident
-        #[serde(rename = "isDrill", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         pub is_drill: Option<bool>,
         /// The labels to add to the incident
         #[serde(default, skip_serializing_if = "Option::is_none")]
         pub labels: Option<Vec<CreateIncidentArgsLabelsItem>>,
         /// The prefix of the room to create the incident in
-        #[serde(rename = "roomPrefix")]
         pub room_prefix: String,
         /// The severity of the incident
         pub severity: String,
@@ -1392,12 +1360,10 @@ pub mod types {
         PartialEq,
         PartialOrd
     )]
+    #[serde(rename_all = "kebab-case")]
     pub enum DiffTempoTracesArgsFormat {
-        #[serde(rename = "trace-summary-v0-composed")]
         TraceSummaryV0Composed,
-        #[serde(rename = "trace-summary-v0-native")]
         TraceSummaryV0Native,
-        #[serde(rename = "trace-patch-v0")]
         TracePatchV0,
     }
 
@@ -1457,48 +1423,45 @@ pub mod types {
     /// The arguments of `generate_deeplink`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
+    #[serde(rename_all = "camelCase")]
     pub struct GenerateDeeplinkArgs {
         /// Dashboard UID (for stored dashboards). Mutually exclusive with provisioningPreview for dashboard and panel types.
-        #[serde(rename = "dashboardUid", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         pub dashboard_uid: Option<String>,
         /// Datasource UID (required for explore type)
-        #[serde(rename = "datasourceUid", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         pub datasource_uid: Option<String>,
         /// Panel ID (required for panel type)
-        #[serde(rename = "panelId", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         pub panel_id: Option<i64>,
-        #[serde(rename = "provisioningPreview", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         pub provisioning_preview: Option<GenerateDeeplinkArgsProvisioningPreview>,
         /// List of query objects for explore links (e.g. [{"refId":"A","expr":"up"}])
         #[serde(default, skip_serializing_if = "Option::is_none")]
         pub queries: Option<Vec<Map<String, Value>>>,
         /// Additional URL query parameters (for dashboard/panel types)
-        #[serde(
-            rename = "queryParams",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub query_params: Option<std::collections::BTreeMap<String, String>>,
         /// Type of resource: dashboard, panel, or explore
-        #[serde(rename = "resourceType")]
         pub resource_type: String,
         /// If true, try to shorten the generated URL to /goto/<uid>. If shortening fails, an error containing the full deeplink is returned.
         #[serde(skip_serializing_if = "Option::is_none")]
         pub shorten: Option<bool>,
-        #[serde(rename = "timeRange", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         pub time_range: Option<GenerateDeeplinkArgsTimeRange>,
     }
 
     /// Identifies a dashboard staged on a provisioning repository branch (e.g. a git-sync PR preview). Mutually exclusive with dashboardUid for dashboard and panel types.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
+    #[serde(rename_all = "camelCase")]
     pub struct GenerateDeeplinkArgsProvisioningPreview {
         /// Path to the dashboard file within the repository, relative to its root.
         pub path: String,
         /// Upstream pull request URL to surface in Grafana's preview banner.
-        #[serde(rename = "pullRequestUrl", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         pub pull_request_url: Option<String>,
         /// Branch or commit SHA. Defaults to the repository's main branch when omitted.
-        #[serde(rename = "ref", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         pub ref_: Option<String>,
         /// Provisioning repository slug (the repository name).
         pub repo: String,
@@ -1539,12 +1502,13 @@ pub mod types {
     /// The arguments of `get_annotations`.
     #[derive(Deserialize, Serialize, Clone, Debug, Default, PartialEq)]
     #[serde(deny_unknown_fields)]
+    #[serde(rename_all = "camelCase")]
     pub struct GetAnnotationsArgs {
         /// Filter by alert UID
-        #[serde(rename = "alertUid", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         pub alert_uid: Option<String>,
         /// Filter by dashboard UID
-        #[serde(rename = "dashboardUid", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         pub dashboard_uid: Option<String>,
         /// Epoch ms start time
         #[serde(skip_serializing_if = "Option::is_none")]
@@ -1553,10 +1517,10 @@ pub mod types {
         #[serde(skip_serializing_if = "Option::is_none")]
         pub limit: Option<i64>,
         /// If true, match any tag (OR). If false, match all tags (AND). Default: false
-        #[serde(rename = "matchAny", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         pub match_any: Option<bool>,
         /// Filter by panel ID
-        #[serde(rename = "panelId", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         pub panel_id: Option<i64>,
         /// Filter by tags. Multiple tags allowed; use matchAny to control AND/OR logic
         #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -1565,25 +1529,25 @@ pub mod types {
         #[serde(skip_serializing_if = "Option::is_none")]
         pub to: Option<i64>,
         /// annotation or alert
-        #[serde(rename = "type", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         pub type_: Option<String>,
         /// Filter by creator user ID
-        #[serde(rename = "userId", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         pub user_id: Option<i64>,
     }
 
     /// The arguments of `get_assertions`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
+    #[serde(rename_all = "camelCase")]
     pub struct GetAssertionsArgs {
         /// The end time in RFC3339 format (e.g. 2024-01-01T00:00:00Z) or relative format (e.g. now)
-        #[serde(rename = "endTime")]
         pub end_time: String,
         /// The name of the entity to list
-        #[serde(rename = "entityName", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         pub entity_name: Option<String>,
         /// The type of the entity to list (e.g. Service, Node, Pod, etc.)
-        #[serde(rename = "entityType", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         pub entity_type: Option<String>,
         /// The env of the entity to list
         #[serde(skip_serializing_if = "Option::is_none")]
@@ -1595,7 +1559,6 @@ pub mod types {
         #[serde(skip_serializing_if = "Option::is_none")]
         pub site: Option<String>,
         /// The start time in RFC3339 format (e.g. 2024-01-01T00:00:00Z) or relative format (e.g. now-1h)
-        #[serde(rename = "startTime")]
         pub start_time: String,
     }
 
@@ -1704,9 +1667,10 @@ pub mod types {
     /// The arguments of `get_panel_image`.
     #[derive(Deserialize, Serialize, Clone, Debug, Default, PartialEq)]
     #[serde(deny_unknown_fields)]
+    #[serde(rename_all = "camelCase")]
     pub struct GetPanelImageArgs {
         /// The UID of a stored dashboard containing the panel. Required unless provisioningPreview is provided.
-        #[serde(rename = "dashboardUid", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         pub dashboard_uid: Option<String>,
         #[serde(skip_serializing_if = "Option::is_none")]
         pub explore: Option<GetPanelImageArgsExplore>,
@@ -1714,9 +1678,9 @@ pub mod types {
         #[serde(skip_serializing_if = "Option::is_none")]
         pub height: Option<i64>,
         /// The ID of the panel to render. If omitted, the entire dashboard is rendered
-        #[serde(rename = "panelId", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         pub panel_id: Option<i64>,
-        #[serde(rename = "provisioningPreview", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         pub provisioning_preview: Option<GetPanelImageArgsProvisioningPreview>,
         /// Image scale factor. See tool description for default and limits. Higher scales reduce the maximum allowed viewport dimensions.
         #[serde(skip_serializing_if = "Option::is_none")]
@@ -1724,7 +1688,7 @@ pub mod types {
         /// Theme for the rendered image: light or dark. Defaults to dark
         #[serde(skip_serializing_if = "Option::is_none")]
         pub theme: Option<String>,
-        #[serde(rename = "timeRange", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         pub time_range: Option<GetPanelImageArgsTimeRange>,
         /// Rendering timeout in seconds. Defaults to 60, capped at 120
         #[serde(skip_serializing_if = "Option::is_none")]
@@ -1838,14 +1802,11 @@ pub mod types {
         PartialEq,
         PartialOrd
     )]
+    #[serde(rename_all = "snake_case")]
     pub enum GetTempoTraceqlDocsArgsTopic {
-        #[serde(rename = "basic")]
         Basic,
-        #[serde(rename = "aggregates")]
         Aggregates,
-        #[serde(rename = "structural")]
         Structural,
-        #[serde(rename = "metrics")]
         Metrics,
     }
 
@@ -1931,16 +1892,12 @@ pub mod types {
         PartialEq,
         PartialOrd
     )]
+    #[serde(rename_all = "SCREAMING_SNAKE_CASE")]
     pub enum GrafanaApiRequestArgsMethod {
-        #[serde(rename = "GET")]
         Get,
-        #[serde(rename = "POST")]
         Post,
-        #[serde(rename = "PUT")]
         Put,
-        #[serde(rename = "PATCH")]
         Patch,
-        #[serde(rename = "DELETE")]
         Delete,
     }
 
@@ -2010,12 +1967,13 @@ pub mod types {
     /// The arguments of `list_alert_groups`.
     #[derive(Deserialize, Serialize, Clone, Debug, Default, PartialEq)]
     #[serde(deny_unknown_fields)]
+    #[serde(rename_all = "camelCase")]
     pub struct ListAlertGroupsArgs {
         /// Filter by specific alert group ID
         #[serde(skip_serializing_if = "Option::is_none")]
         pub id: Option<String>,
         /// Filter by integration ID
-        #[serde(rename = "integrationId", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         pub integration_id: Option<String>,
         /// Filter by labels in format key:value (e.g., ['env:prod', 'severity:high'])
         #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -2027,16 +1985,16 @@ pub mod types {
         #[serde(skip_serializing_if = "Option::is_none")]
         pub page: Option<i64>,
         /// Filter by route ID
-        #[serde(rename = "routeId", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         pub route_id: Option<String>,
         /// Filter by time range in format '{start}_{end}' ISO 8601 timestamp range (UTC assumed, no timezone indicator needed) (e.g., '2025-01-19T00:00:00_2025-01-19T23:59:59')
-        #[serde(rename = "startedAt", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         pub started_at: Option<String>,
         /// Filter by alert group state (one of: new, acknowledged, resolved, silenced)
         #[serde(skip_serializing_if = "Option::is_none")]
         pub state: Option<String>,
         /// Filter by team ID
-        #[serde(rename = "teamId", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         pub team_id: Option<String>,
     }
 
@@ -2124,54 +2082,54 @@ pub mod types {
     /// The arguments of `list_loki_label_names`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
+    #[serde(rename_all = "camelCase")]
     pub struct ListLokiLabelNamesArgs {
         /// The UID of the datasource to query
-        #[serde(rename = "datasourceUid")]
         pub datasource_uid: String,
         /// Optionally, the end time of the query in RFC3339 format or relative time (e.g. 'now') (defaults to now)
-        #[serde(rename = "endRfc3339", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         pub end_rfc3339: Option<String>,
         /// Optionally, a stream selector to narrow the search to matching streams (Loki: LogQL, e.g. '{namespace="prod"}'; VictoriaLogs: LogsQL). Defaults to searching across all streams.
         #[serde(skip_serializing_if = "Option::is_none")]
         pub matcher: Option<String>,
         /// Optionally, the start time of the query in RFC3339 format or relative time (e.g. 'now-1h') (defaults to 1 hour ago)
-        #[serde(rename = "startRfc3339", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         pub start_rfc3339: Option<String>,
     }
 
     /// The arguments of `list_loki_label_values`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
+    #[serde(rename_all = "camelCase")]
     pub struct ListLokiLabelValuesArgs {
         /// The UID of the datasource to query
-        #[serde(rename = "datasourceUid")]
         pub datasource_uid: String,
         /// Optionally, the end time of the query in RFC3339 format or relative time (e.g. 'now') (defaults to now)
-        #[serde(rename = "endRfc3339", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         pub end_rfc3339: Option<String>,
         /// The name of the label to retrieve values for (e.g. 'app', 'env', 'pod')
-        #[serde(rename = "labelName")]
         pub label_name: String,
         /// Optionally, a stream selector to narrow the search to matching streams (Loki: LogQL, e.g. '{namespace="prod"}'; VictoriaLogs: LogsQL). Defaults to searching across all streams.
         #[serde(skip_serializing_if = "Option::is_none")]
         pub matcher: Option<String>,
         /// Optionally, the start time of the query in RFC3339 format or relative time (e.g. 'now-1h') (defaults to 1 hour ago)
-        #[serde(rename = "startRfc3339", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         pub start_rfc3339: Option<String>,
     }
 
     /// The arguments of `list_oncall_schedules`.
     #[derive(Deserialize, Serialize, Clone, Debug, Default, PartialEq)]
     #[serde(deny_unknown_fields)]
+    #[serde(rename_all = "camelCase")]
     pub struct ListOncallSchedulesArgs {
         /// The page number to return (1-based)
         #[serde(skip_serializing_if = "Option::is_none")]
         pub page: Option<i64>,
         /// The ID of the schedule to get details for. If provided, returns only that schedule's details
-        #[serde(rename = "scheduleId", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         pub schedule_id: Option<String>,
         /// The ID of the team to list schedules for
-        #[serde(rename = "teamId", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         pub team_id: Option<String>,
     }
 
@@ -2202,12 +2160,12 @@ pub mod types {
     /// The arguments of `list_prometheus_label_names`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
+    #[serde(rename_all = "camelCase")]
     pub struct ListPrometheusLabelNamesArgs {
         /// The UID of the datasource to query
-        #[serde(rename = "datasourceUid")]
         pub datasource_uid: String,
         /// Optionally, the end time of the time range to filter the results by. Supports RFC3339 or relative time (e.g. 'now')
-        #[serde(rename = "endRfc3339", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         pub end_rfc3339: Option<String>,
         /// Optionally, the maximum number of results to return
         #[serde(default = "mcp_bindgen::__private::default_u64::<i64, 100>")]
@@ -2216,10 +2174,10 @@ pub mod types {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         pub matches: Option<Vec<ListPrometheusLabelNamesArgsMatchesItem>>,
         /// GCP project name to query (Cloud Monitoring datasources only). Overrides or substitutes the defaultProject configured on the datasource.
-        #[serde(rename = "projectName", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         pub project_name: Option<String>,
         /// Optionally, the start time of the time range to filter the results by. Supports RFC3339 or relative time (e.g. 'now-1h')
-        #[serde(rename = "startRfc3339", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         pub start_rfc3339: Option<String>,
     }
 
@@ -2243,15 +2201,14 @@ pub mod types {
     /// The arguments of `list_prometheus_label_values`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
+    #[serde(rename_all = "camelCase")]
     pub struct ListPrometheusLabelValuesArgs {
         /// The UID of the datasource to query
-        #[serde(rename = "datasourceUid")]
         pub datasource_uid: String,
         /// Optionally, the end time of the query. Supports RFC3339 or relative time (e.g. 'now')
-        #[serde(rename = "endRfc3339", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         pub end_rfc3339: Option<String>,
         /// The name of the label to query
-        #[serde(rename = "labelName")]
         pub label_name: String,
         /// Optionally, the maximum number of results to return
         #[serde(default = "mcp_bindgen::__private::default_u64::<i64, 100>")]
@@ -2260,10 +2217,10 @@ pub mod types {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         pub matches: Option<Vec<ListPrometheusLabelValuesArgsMatchesItem>>,
         /// GCP project name to query (Cloud Monitoring datasources only). Overrides or substitutes the defaultProject configured on the datasource.
-        #[serde(rename = "projectName", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         pub project_name: Option<String>,
         /// Optionally, the start time of the query. Supports RFC3339 or relative time (e.g. 'now-1h')
-        #[serde(rename = "startRfc3339", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         pub start_rfc3339: Option<String>,
     }
 
@@ -2287,33 +2244,33 @@ pub mod types {
     /// The arguments of `list_prometheus_metric_metadata`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
+    #[serde(rename_all = "camelCase")]
     pub struct ListPrometheusMetricMetadataArgs {
         /// The UID of the datasource to query
-        #[serde(rename = "datasourceUid")]
         pub datasource_uid: String,
         /// The maximum number of metrics to return
         #[serde(default = "mcp_bindgen::__private::default_u64::<i64, 10>")]
         pub limit: i64,
         /// The maximum number of metrics to return per metric
-        #[serde(rename = "limitPerMetric", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         pub limit_per_metric: Option<i64>,
         /// The metric to query
         #[serde(skip_serializing_if = "Option::is_none")]
         pub metric: Option<String>,
         /// GCP project name to query (Cloud Monitoring datasources only). Overrides or substitutes the defaultProject configured on the datasource.
-        #[serde(rename = "projectName", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         pub project_name: Option<String>,
     }
 
     /// The arguments of `list_prometheus_metric_names`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
+    #[serde(rename_all = "camelCase")]
     pub struct ListPrometheusMetricNamesArgs {
         /// The UID of the datasource to query
-        #[serde(rename = "datasourceUid")]
         pub datasource_uid: String,
         /// Optionally, the end time of the time range to filter the results by. Supports RFC3339 or relative time (e.g. 'now')
-        #[serde(rename = "endRfc3339", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         pub end_rfc3339: Option<String>,
         /// The maximum number of results to return
         #[serde(default = "mcp_bindgen::__private::default_u64::<i64, 10>")]
@@ -2322,13 +2279,13 @@ pub mod types {
         #[serde(default = "mcp_bindgen::__private::default_u64::<i64, 1>")]
         pub page: i64,
         /// GCP project name to query (Cloud Monitoring datasources only). Overrides or substitutes the defaultProject configured on the datasource.
-        #[serde(rename = "projectName", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         pub project_name: Option<String>,
         /// The regex to match against the metric names
         #[serde(skip_serializing_if = "Option::is_none")]
         pub regex: Option<String>,
         /// Optionally, the start time of the time range to filter the results by. Supports RFC3339 or relative time (e.g. 'now-1h')
-        #[serde(rename = "startRfc3339", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         pub start_rfc3339: Option<String>,
     }
 
@@ -2422,15 +2379,15 @@ pub mod types {
     /// The arguments of `query_loki_logs`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
+    #[serde(rename_all = "camelCase")]
     pub struct QueryLokiLogsArgs {
         /// The UID of the datasource to query
-        #[serde(rename = "datasourceUid")]
         pub datasource_uid: String,
         /// Optionally, the direction of the query: 'forward' (oldest first) or 'backward' (newest first, default)
         #[serde(skip_serializing_if = "Option::is_none")]
         pub direction: Option<String>,
         /// Optionally, the end time of the query in RFC3339 format or relative time (e.g. 'now')
-        #[serde(rename = "endRfc3339", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         pub end_rfc3339: Option<String>,
         /// Output format for log (streams) queries: 'full' (default) returns every entry with its own label metadata; 'compact' groups lines by stream so each label set is emitted only once, substantially reducing response size for broad queries. Structured metadata keys that are constant within a stream appear once on the stream header; keys that vary across lines appear per-line. Ignored for metric queries.
         #[serde(skip_serializing_if = "Option::is_none")]
@@ -2441,13 +2398,13 @@ pub mod types {
         /// The LogQL query to execute against Loki. This can be a simple label matcher or a complex query with filters, parsers, and expressions. Supports full LogQL syntax including label matchers, filter operators, pattern expressions, and pipeline operations.
         pub logql: String,
         /// Query type: 'range' (default) or 'instant'. Instant queries return a single value at one point in time. Range queries return values over a time window. Use 'instant' for metric queries when you want the current value.
-        #[serde(rename = "queryType", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         pub query_type: Option<String>,
         /// Optionally, the start time of the query in RFC3339 format or relative time (e.g. 'now-1h')
-        #[serde(rename = "startRfc3339", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         pub start_rfc3339: Option<String>,
         /// Resolution step in seconds for range metric queries. When running metric queries with queryType='range', this controls the time resolution of the returned data points.
-        #[serde(rename = "stepSeconds", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         pub step_seconds: Option<i64>,
     }
 
@@ -2464,10 +2421,9 @@ pub mod types {
         PartialEq,
         PartialOrd
     )]
+    #[serde(rename_all = "snake_case")]
     pub enum QueryLokiLogsArgsFormat {
-        #[serde(rename = "full")]
         Full,
-        #[serde(rename = "compact")]
         Compact,
     }
 
@@ -2519,17 +2475,17 @@ pub mod types {
     /// The arguments of `query_loki_patterns`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
+    #[serde(rename_all = "camelCase")]
     pub struct QueryLokiPatternsArgs {
         /// The UID of the datasource to query
-        #[serde(rename = "datasourceUid")]
         pub datasource_uid: String,
         /// Optionally, the end time of the query in RFC3339 format or relative time (e.g. 'now') (defaults to now)
-        #[serde(rename = "endRfc3339", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         pub end_rfc3339: Option<String>,
         /// A LogQL stream selector to identify the logs to analyze for patterns (e.g. {job="foo", namespace="bar"})
         pub logql: String,
         /// Optionally, the start time of the query in RFC3339 format or relative time (e.g. 'now-1h') (defaults to 1 hour ago)
-        #[serde(rename = "startRfc3339", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         pub start_rfc3339: Option<String>,
         /// Optionally, the query resolution step (e.g. '5m')
         #[serde(skip_serializing_if = "Option::is_none")]
@@ -2539,55 +2495,54 @@ pub mod types {
     /// The arguments of `query_loki_stats`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
+    #[serde(rename_all = "camelCase")]
     pub struct QueryLokiStatsArgs {
         /// The UID of the datasource to query
-        #[serde(rename = "datasourceUid")]
         pub datasource_uid: String,
         /// Optionally, the end time of the query in RFC3339 format or relative time (e.g. 'now')
-        #[serde(rename = "endRfc3339", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         pub end_rfc3339: Option<String>,
         /// The LogQL matcher expression to execute. This parameter only accepts label matcher expressions and does not support full LogQL queries. Line filters, pattern operations, and metric aggregations are not supported by the stats API endpoint. Only simple label selectors can be used here.
         pub logql: String,
         /// Optionally, the start time of the query in RFC3339 format or relative time (e.g. 'now-1h')
-        #[serde(rename = "startRfc3339", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         pub start_rfc3339: Option<String>,
     }
 
     /// The arguments of `query_prometheus`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
+    #[serde(rename_all = "camelCase")]
     pub struct QueryPrometheusArgs {
         /// The UID of the datasource to query
-        #[serde(rename = "datasourceUid")]
         pub datasource_uid: String,
         /// The end time. Supported formats are RFC3339 or relative to now (e.g. 'now', 'now-1.5h', 'now-2h45m'). Valid time units are 'ns', 'us' (or 'µs'), 'ms', 's', 'm', 'h', 'd'.
-        #[serde(rename = "endTime")]
         pub end_time: String,
         /// The PromQL expression to query
         pub expr: String,
         /// GCP project name to query (Cloud Monitoring datasources only). Overrides or substitutes the defaultProject configured on the datasource.
-        #[serde(rename = "projectName", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         pub project_name: Option<String>,
         /// The type of query to use. Either 'range' or 'instant'
-        #[serde(rename = "queryType", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         pub query_type: Option<String>,
         /// The start time. Required if queryType is 'range', ignored if queryType is 'instant' Supported formats are RFC3339 or relative to now (e.g. 'now', 'now-1.5h', 'now-2h45m'). Valid time units are 'ns', 'us' (or 'µs'), 'ms', 's', 'm', 'h', 'd'.
-        #[serde(rename = "startTime", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         pub start_time: Option<String>,
         /// The time series step size in seconds. Required if queryType is 'range', ignored if queryType is 'instant'
-        #[serde(rename = "stepSeconds", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         pub step_seconds: Option<i64>,
     }
 
     /// The arguments of `query_prometheus_histogram`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
+    #[serde(rename_all = "camelCase")]
     pub struct QueryPrometheusHistogramArgs {
         /// The UID of the Prometheus datasource
-        #[serde(rename = "datasourceUid")]
         pub datasource_uid: String,
         /// End time (default: now). Supports RFC3339, relative, or Unix ms.
-        #[serde(rename = "endTime", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         pub end_time: Option<String>,
         /// Label selector (e.g. job="api", service="gateway")
         #[serde(skip_serializing_if = "Option::is_none")]
@@ -2597,16 +2552,16 @@ pub mod types {
         /// Percentile to calculate (e.g. 50, 90, 95, 99)
         pub percentile: f64,
         /// GCP project name to query (Cloud Monitoring datasources only). Overrides or substitutes the defaultProject configured on the datasource.
-        #[serde(rename = "projectName", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         pub project_name: Option<String>,
         /// Rate interval for the query (default: 5m)
-        #[serde(rename = "rateInterval", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         pub rate_interval: Option<String>,
         /// Start time (default: now-1h). Supports RFC3339, relative (now-1h), or Unix ms.
-        #[serde(rename = "startTime", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         pub start_time: Option<String>,
         /// Step size in seconds for range query (default: 60)
-        #[serde(rename = "stepSeconds", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         pub step_seconds: Option<i64>,
     }
 
@@ -2647,9 +2602,9 @@ pub mod types {
     /// The arguments of `query_tempo_metrics`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
+    #[serde(rename_all = "camelCase")]
     pub struct QueryTempoMetricsArgs {
         /// UID of the tempo datasource to query
-        #[serde(rename = "datasourceUid")]
         pub datasource_uid: String,
         /// End time (RFC3339 format). If not provided will search the past 1 hour.
         #[serde(skip_serializing_if = "Option::is_none")]
@@ -2660,7 +2615,7 @@ pub mod types {
         #[serde(skip_serializing_if = "Option::is_none")]
         pub start: Option<String>,
         /// Query type: 'instant' returns a single value at the end of the time range; 'range' returns a time series. Default is 'range'.
-        #[serde(rename = "type", default = "defaults::query_tempo_metrics_args_type")]
+        #[serde(default = "defaults::query_tempo_metrics_args_type")]
         pub type_: QueryTempoMetricsArgsType,
     }
 
@@ -2677,10 +2632,9 @@ pub mod types {
         PartialEq,
         PartialOrd
     )]
+    #[serde(rename_all = "snake_case")]
     pub enum QueryTempoMetricsArgsType {
-        #[serde(rename = "instant")]
         Instant,
-        #[serde(rename = "range")]
         Range,
     }
 
@@ -2824,22 +2778,18 @@ pub mod types {
     /// The arguments of `suggest_loki_alloy_label_config`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
+    #[serde(rename_all = "camelCase")]
     pub struct SuggestLokiAlloyLabelConfigArgs {
         /// Labels to keep on the index.
-        #[serde(rename = "approvedLabels")]
         pub approved_labels: Vec<String>,
-        #[serde(rename = "componentName", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         pub component_name: Option<String>,
-        #[serde(rename = "forwardTo", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         pub forward_to: Option<String>,
-        #[serde(rename = "normalizeLogLevel", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         pub normalize_log_level: Option<bool>,
         /// Labels that get an 'unknown' placeholder when missing.
-        #[serde(
-            rename = "requiredLabels",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub required_labels: Option<Vec<String>>,
     }
 
@@ -2881,12 +2831,13 @@ pub mod types {
     /// The arguments of `update_dashboard`.
     #[derive(Deserialize, Serialize, Clone, Debug, Default, PartialEq)]
     #[serde(deny_unknown_fields)]
+    #[serde(rename_all = "camelCase")]
     pub struct UpdateDashboardArgs {
         /// The full dashboard JSON: classic v1 (panels[]) or v2 (elements/layout; skeleton in the tool description). Use for creating new dashboards or complete updates. Saved dashboard annotation queries/definitions live in 'annotations.list' inside this JSON; they are different from annotation events, which are stored separately. Large dashboards consume significant context - consider using patches for small changes.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         pub dashboard: Option<Map<String, Value>>,
         /// The UID of the dashboard's folder
-        #[serde(rename = "folderUid", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         pub folder_uid: Option<String>,
         /// Set a commit message for the version history
         #[serde(skip_serializing_if = "Option::is_none")]
@@ -2901,7 +2852,7 @@ pub mod types {
         #[serde(skip_serializing_if = "Option::is_none")]
         pub uid: Option<String>,
         /// ID of the user making the change
-        #[serde(rename = "userId", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         pub user_id: Option<i64>,
     }
 
@@ -2919,12 +2870,13 @@ pub mod types {
     /// The arguments of `update_datasource`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
+    #[serde(rename_all = "camelCase")]
     pub struct UpdateDatasourceArgs {
         /// proxy or direct
         #[serde(skip_serializing_if = "Option::is_none")]
         pub access: Option<String>,
         /// Enable basic auth
-        #[serde(rename = "basicAuth", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         pub basic_auth: Option<bool>,
         /// Database name
         #[serde(skip_serializing_if = "Option::is_none")]
@@ -2933,16 +2885,16 @@ pub mod types {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         pub fields: Option<Map<String, Value>>,
         /// Make this the default datasource
-        #[serde(rename = "isDefault", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         pub is_default: Option<bool>,
         /// Non-secret plugin settings; replaces existing jsonData when set
-        #[serde(rename = "jsonData", default, skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub json_data: Option<Map<String, Value>>,
         /// Display name
         #[serde(skip_serializing_if = "Option::is_none")]
         pub name: Option<String>,
         /// True once the field schema has been retrieved; required to apply the update.
-        #[serde(rename = "schemaReviewed", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         pub schema_reviewed: Option<bool>,
         /// UID of the datasource to update
         pub uid: String,
@@ -2954,16 +2906,12 @@ pub mod types {
     /// The arguments of `update_incident`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
+    #[serde(rename_all = "camelCase")]
     pub struct UpdateIncidentArgs {
         /// Custom field values to set. Only the listed fields are changed
-        #[serde(
-            rename = "customFields",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub custom_fields: Option<Vec<UpdateIncidentArgsCustomFieldsItem>>,
         /// The ID of the incident to update
-        #[serde(rename = "incidentId")]
         pub incident_id: String,
         /// The new severity of the incident, e.g. 'minor', 'major', 'critical'
         #[serde(skip_serializing_if = "Option::is_none")]

@@ -82,10 +82,9 @@ pub mod types {
         PartialEq,
         PartialOrd
     )]
+    #[serde(rename_all = "kebab-case")]
     pub enum ExplainResourceArgsOutput {
-        #[serde(rename = "plaintext")]
         Plaintext,
-        #[serde(rename = "plaintext-openapiv2")]
         PlaintextOpenapiv2,
     }
 
@@ -142,6 +141,7 @@ pub mod types {
 
     /// The arguments of `install_helm_chart`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
+    #[serde(rename_all = "camelCase")]
     pub struct InstallHelmChartArgs {
         /// Chart name (e.g., 'nginx') or path to chart directory
         pub chart: String,
@@ -149,10 +149,7 @@ pub mod types {
         #[serde(default)]
         pub context: String,
         /// Create namespace if it doesn't exist
-        #[serde(
-            rename = "createNamespace",
-            default = "mcp_bindgen::__private::default_bool::<true>"
-        )]
+        #[serde(default = "mcp_bindgen::__private::default_bool::<true>")]
         pub create_namespace: bool,
         /// Name of the Helm release
         pub name: String,
@@ -162,13 +159,13 @@ pub mod types {
         #[serde(skip_serializing_if = "Option::is_none")]
         pub repo: Option<String>,
         /// Use helm template + kubectl apply instead of helm install (bypasses auth issues)
-        #[serde(rename = "useTemplate", default)]
+        #[serde(default)]
         pub use_template: bool,
         /// Custom values to override chart defaults
         #[serde(default, skip_serializing_if = "Option::is_none")]
         pub values: Option<Map<String, Value>>,
         /// Path to values file (alternative to values object). The path is read on the machine running the MCP server, so it is rejected when the server runs over a remote (SSE/Streamable HTTP) transport; use 'values' to pass the values inline instead.
-        #[serde(rename = "valuesFile", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         pub values_file: Option<String>,
     }
 
@@ -243,12 +240,10 @@ pub mod types {
         PartialEq,
         PartialOrd
     )]
+    #[serde(rename_all = "snake_case")]
     pub enum KubectlContextArgsOperation {
-        #[serde(rename = "list")]
         List,
-        #[serde(rename = "get")]
         Get,
-        #[serde(rename = "set")]
         Set,
     }
 
@@ -318,14 +313,11 @@ pub mod types {
         PartialEq,
         PartialOrd
     )]
+    #[serde(rename_all = "snake_case")]
     pub enum KubectlContextArgsOutput {
-        #[serde(rename = "json")]
         Json,
-        #[serde(rename = "yaml")]
         Yaml,
-        #[serde(rename = "name")]
         Name,
-        #[serde(rename = "custom")]
         Custom,
     }
 
@@ -386,6 +378,7 @@ pub mod types {
 
     /// The arguments of `kubectl_create`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
+    #[serde(rename_all = "camelCase")]
     pub struct KubectlCreateArgs {
         /// Annotations to apply to the resource (e.g. ["key1=value1", "key2=value2"])
         #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -397,27 +390,19 @@ pub mod types {
         #[serde(default)]
         pub context: String,
         /// If true, only validate the resource, don't actually execute the operation
-        #[serde(rename = "dryRun", default)]
+        #[serde(default)]
         pub dry_run: bool,
         /// Path to a YAML file to create resources from. The path is read on the machine running the MCP server, so it is rejected when the server runs over a remote (SSE/Streamable HTTP) transport; use 'manifest' to pass the file's contents instead.
         #[serde(skip_serializing_if = "Option::is_none")]
         pub filename: Option<String>,
         /// Path to file for creating configmap/secret (e.g. ["key1=/path/to/file1", "key2=/path/to/file2"]). The path is read on the machine running the MCP server, so it is rejected when the server runs over a remote (SSE/Streamable HTTP) transport; use "fromFileContent" to pass file contents directly instead.
-        #[serde(rename = "fromFile", default, skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub from_file: Option<Vec<String>>,
         /// Inline file contents for creating a configmap/secret, provided by the client instead of a server-side path (e.g. [{"key": "app.conf", "content": "..."}]). Safe on all transports; use this instead of "fromFile" on remote (SSE/Streamable HTTP) servers.
-        #[serde(
-            rename = "fromFileContent",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub from_file_content: Option<Vec<KubectlCreateArgsFromFileContentItem>>,
         /// Key-value pair for creating configmap (e.g. ["key1=value1", "key2=value2"])
-        #[serde(
-            rename = "fromLiteral",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub from_literal: Option<Vec<String>>,
         /// Image to use for the containers in the deployment
         #[serde(skip_serializing_if = "Option::is_none")]
@@ -444,22 +429,22 @@ pub mod types {
         #[serde(default = "defaults::kubectl_create_args_replicas")]
         pub replicas: f64,
         /// Type of resource to create (namespace, configmap, deployment, service, etc.)
-        #[serde(rename = "resourceType", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         pub resource_type: Option<String>,
         /// Cron schedule expression for the CronJob (e.g. "*/5 * * * *")
         #[serde(skip_serializing_if = "Option::is_none")]
         pub schedule: Option<String>,
         /// Type of secret to create (generic, docker-registry, tls)
-        #[serde(rename = "secretType", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         pub secret_type: Option<KubectlCreateArgsSecretType>,
         /// Type of service to create (clusterip, nodeport, loadbalancer, externalname)
-        #[serde(rename = "serviceType", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         pub service_type: Option<KubectlCreateArgsServiceType>,
         /// Whether to suspend the CronJob
         #[serde(default)]
         pub suspend: bool,
         /// Port pairs for tcp service (e.g. ["80:8080", "443:8443"])
-        #[serde(rename = "tcpPort", default, skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub tcp_port: Option<Vec<String>>,
         /// If true, validate resource schema against server schema
         #[serde(default = "mcp_bindgen::__private::default_bool::<true>")]
@@ -518,26 +503,17 @@ pub mod types {
         PartialEq,
         PartialOrd
     )]
+    #[serde(rename_all = "kebab-case")]
     pub enum KubectlCreateArgsOutput {
-        #[serde(rename = "json")]
         Json,
-        #[serde(rename = "yaml")]
         Yaml,
-        #[serde(rename = "name")]
         Name,
-        #[serde(rename = "go-template")]
         GoTemplate,
-        #[serde(rename = "go-template-file")]
         GoTemplateFile,
-        #[serde(rename = "template")]
         Template,
-        #[serde(rename = "templatefile")]
         Templatefile,
-        #[serde(rename = "jsonpath")]
         Jsonpath,
-        #[serde(rename = "jsonpath-as-json")]
         JsonpathAsJson,
-        #[serde(rename = "jsonpath-file")]
         JsonpathFile,
     }
 
@@ -621,12 +597,10 @@ pub mod types {
         PartialEq,
         PartialOrd
     )]
+    #[serde(rename_all = "kebab-case")]
     pub enum KubectlCreateArgsSecretType {
-        #[serde(rename = "generic")]
         Generic,
-        #[serde(rename = "docker-registry")]
         DockerRegistry,
-        #[serde(rename = "tls")]
         Tls,
     }
 
@@ -690,14 +664,11 @@ pub mod types {
         PartialEq,
         PartialOrd
     )]
+    #[serde(rename_all = "snake_case")]
     pub enum KubectlCreateArgsServiceType {
-        #[serde(rename = "clusterip")]
         Clusterip,
-        #[serde(rename = "nodeport")]
         Nodeport,
-        #[serde(rename = "loadbalancer")]
         Loadbalancer,
-        #[serde(rename = "externalname")]
         Externalname,
     }
 
@@ -752,9 +723,10 @@ pub mod types {
 
     /// The arguments of `kubectl_delete`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
+    #[serde(rename_all = "camelCase")]
     pub struct KubectlDeleteArgs {
         /// If true, delete resources across all namespaces
-        #[serde(rename = "allNamespaces", default)]
+        #[serde(default)]
         pub all_namespaces: bool,
         /// Kubeconfig Context to use for the command (optional - defaults to null)
         #[serde(default)]
@@ -766,10 +738,10 @@ pub mod types {
         #[serde(default)]
         pub force: bool,
         /// Period of time in seconds given to the resource to terminate gracefully
-        #[serde(rename = "gracePeriodSeconds", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         pub grace_period_seconds: Option<f64>,
         /// Delete resources matching this label selector (e.g. 'app=nginx')
-        #[serde(rename = "labelSelector", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         pub label_selector: Option<String>,
         /// YAML manifest defining resources to delete (optional)
         #[serde(skip_serializing_if = "Option::is_none")]
@@ -781,7 +753,7 @@ pub mod types {
         #[serde(default = "defaults::kubectl_delete_args_namespace")]
         pub namespace: String,
         /// Type of resource to delete (e.g., pods, deployments, services, etc.)
-        #[serde(rename = "resourceType", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         pub resource_type: Option<String>,
     }
 
@@ -804,9 +776,10 @@ pub mod types {
 
     /// The arguments of `kubectl_describe`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
+    #[serde(rename_all = "camelCase")]
     pub struct KubectlDescribeArgs {
         /// If true, describe resources across all namespaces
-        #[serde(rename = "allNamespaces", default)]
+        #[serde(default)]
         pub all_namespaces: bool,
         /// Kubeconfig Context to use for the command (optional - defaults to null)
         #[serde(default)]
@@ -817,15 +790,15 @@ pub mod types {
         #[serde(default = "defaults::kubectl_describe_args_namespace")]
         pub namespace: String,
         /// Type of resource to describe (e.g., pods, deployments, services, etc.)
-        #[serde(rename = "resourceType")]
         pub resource_type: String,
     }
 
     /// The arguments of `kubectl_generic`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
+    #[serde(rename_all = "camelCase")]
     pub struct KubectlGenericArgs {
         /// If true, run the command across all namespaces
-        #[serde(rename = "allNamespaces", default)]
+        #[serde(default)]
         pub all_namespaces: bool,
         /// Additional command arguments
         #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -845,13 +818,13 @@ pub mod types {
         #[serde(default = "defaults::kubectl_generic_args_namespace")]
         pub namespace: String,
         /// Output format (e.g. json, yaml, wide)
-        #[serde(rename = "outputFormat", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         pub output_format: Option<KubectlGenericArgsOutputFormat>,
         /// Resource type (e.g. pod, deployment)
-        #[serde(rename = "resourceType", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         pub resource_type: Option<String>,
         /// Subcommand if applicable (e.g. 'history' for rollout)
-        #[serde(rename = "subCommand", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         pub sub_command: Option<String>,
     }
 
@@ -868,16 +841,12 @@ pub mod types {
         PartialEq,
         PartialOrd
     )]
+    #[serde(rename_all = "snake_case")]
     pub enum KubectlGenericArgsOutputFormat {
-        #[serde(rename = "json")]
         Json,
-        #[serde(rename = "yaml")]
         Yaml,
-        #[serde(rename = "wide")]
         Wide,
-        #[serde(rename = "name")]
         Name,
-        #[serde(rename = "custom")]
         Custom,
     }
 
@@ -934,18 +903,19 @@ pub mod types {
 
     /// The arguments of `kubectl_get`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
+    #[serde(rename_all = "camelCase")]
     pub struct KubectlGetArgs {
         /// If true, list resources across all namespaces
-        #[serde(rename = "allNamespaces", default)]
+        #[serde(default)]
         pub all_namespaces: bool,
         /// Kubeconfig Context to use for the command (optional - defaults to null)
         #[serde(default)]
         pub context: String,
         /// Filter resources by field selector (e.g. 'metadata.name=my-pod')
-        #[serde(rename = "fieldSelector", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         pub field_selector: Option<String>,
         /// Filter resources by label selector (e.g. 'app=nginx')
-        #[serde(rename = "labelSelector", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         pub label_selector: Option<String>,
         /// Name of the resource (optional - if not provided, lists all resources of the specified type)
         #[serde(skip_serializing_if = "Option::is_none")]
@@ -957,10 +927,9 @@ pub mod types {
         #[serde(default = "defaults::kubectl_get_args_output")]
         pub output: KubectlGetArgsOutput,
         /// Type of resource to get (e.g., pods, deployments, services, configmaps, events, etc.)
-        #[serde(rename = "resourceType")]
         pub resource_type: String,
         /// Sort events by a field (default: lastTimestamp). Only applicable for events.
-        #[serde(rename = "sortBy", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         pub sort_by: Option<String>,
     }
 
@@ -977,16 +946,12 @@ pub mod types {
         PartialEq,
         PartialOrd
     )]
+    #[serde(rename_all = "snake_case")]
     pub enum KubectlGetArgsOutput {
-        #[serde(rename = "json")]
         Json,
-        #[serde(rename = "yaml")]
         Yaml,
-        #[serde(rename = "wide")]
         Wide,
-        #[serde(rename = "name")]
         Name,
-        #[serde(rename = "custom")]
         Custom,
     }
 
@@ -1049,6 +1014,7 @@ pub mod types {
 
     /// The arguments of `kubectl_logs`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
+    #[serde(rename_all = "camelCase")]
     pub struct KubectlLogsArgs {
         /// Container name (required when pod has multiple containers)
         #[serde(skip_serializing_if = "Option::is_none")]
@@ -1060,7 +1026,7 @@ pub mod types {
         #[serde(default)]
         pub follow: bool,
         /// Filter resources by label selector
-        #[serde(rename = "labelSelector", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         pub label_selector: Option<String>,
         /// Name of the resource
         pub name: String,
@@ -1070,13 +1036,12 @@ pub mod types {
         #[serde(default)]
         pub previous: bool,
         /// Type of resource to get logs from
-        #[serde(rename = "resourceType")]
         pub resource_type: KubectlLogsArgsResourceType,
         /// Show logs since relative time (e.g. '5s', '2m', '3h')
         #[serde(skip_serializing_if = "Option::is_none")]
         pub since: Option<String>,
         /// Show logs since absolute time (RFC3339)
-        #[serde(rename = "sinceTime", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         pub since_time: Option<String>,
         /// Number of lines to show from end of logs
         #[serde(skip_serializing_if = "Option::is_none")]
@@ -1099,14 +1064,11 @@ pub mod types {
         PartialEq,
         PartialOrd
     )]
+    #[serde(rename_all = "snake_case")]
     pub enum KubectlLogsArgsResourceType {
-        #[serde(rename = "pod")]
         Pod,
-        #[serde(rename = "deployment")]
         Deployment,
-        #[serde(rename = "job")]
         Job,
-        #[serde(rename = "cronjob")]
         Cronjob,
     }
 
@@ -1161,12 +1123,13 @@ pub mod types {
 
     /// The arguments of `kubectl_patch`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
+    #[serde(rename_all = "camelCase")]
     pub struct KubectlPatchArgs {
         /// Kubeconfig Context to use for the command (optional - defaults to null)
         #[serde(default)]
         pub context: String,
         /// If true, only validate the resource, don't actually execute the operation
-        #[serde(rename = "dryRun", default)]
+        #[serde(default)]
         pub dry_run: bool,
         /// Name of the resource to patch
         pub name: String,
@@ -1174,19 +1137,15 @@ pub mod types {
         #[serde(default = "defaults::kubectl_patch_args_namespace")]
         pub namespace: String,
         /// Patch data as a JSON object
-        #[serde(rename = "patchData", default, skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub patch_data: Option<Map<String, Value>>,
         /// Path to a file containing the patch data (alternative to patchData). The path is read on the machine running the MCP server, so it is rejected when the server runs over a remote (SSE/Streamable HTTP) transport; use 'patchData' to pass the patch contents instead.
-        #[serde(rename = "patchFile", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         pub patch_file: Option<String>,
         /// Type of patch to apply
-        #[serde(
-            rename = "patchType",
-            default = "defaults::kubectl_patch_args_patch_type"
-        )]
+        #[serde(default = "defaults::kubectl_patch_args_patch_type")]
         pub patch_type: KubectlPatchArgsPatchType,
         /// Type of resource to patch (e.g., pods, deployments, services)
-        #[serde(rename = "resourceType")]
         pub resource_type: String,
     }
 
@@ -1203,12 +1162,10 @@ pub mod types {
         PartialEq,
         PartialOrd
     )]
+    #[serde(rename_all = "snake_case")]
     pub enum KubectlPatchArgsPatchType {
-        #[serde(rename = "strategic")]
         Strategic,
-        #[serde(rename = "merge")]
         Merge,
-        #[serde(rename = "json")]
         Json,
     }
 
@@ -1267,6 +1224,7 @@ pub mod types {
 
     /// The arguments of `kubectl_rollout`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
+    #[serde(rename_all = "camelCase")]
     pub struct KubectlRolloutArgs {
         /// Kubeconfig Context to use for the command (optional - defaults to null)
         #[serde(default)]
@@ -1276,19 +1234,17 @@ pub mod types {
         /// Kubernetes namespace
         pub namespace: String,
         /// Type of resource to manage rollout for
-        #[serde(rename = "resourceType")]
         pub resource_type: KubectlRolloutArgsResourceType,
         /// Revision to rollback to (for undo subcommand)
         #[serde(skip_serializing_if = "Option::is_none")]
         pub revision: Option<f64>,
         /// Rollout subcommand to execute
-        #[serde(rename = "subCommand")]
         pub sub_command: KubectlRolloutArgsSubCommand,
         /// The length of time to wait before giving up (e.g., '30s', '1m', '2m30s')
         #[serde(skip_serializing_if = "Option::is_none")]
         pub timeout: Option<String>,
         /// Revision to roll back to (for history subcommand)
-        #[serde(rename = "toRevision", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         pub to_revision: Option<f64>,
         /// Watch the rollout status in real-time until completion
         #[serde(default)]
@@ -1308,12 +1264,10 @@ pub mod types {
         PartialEq,
         PartialOrd
     )]
+    #[serde(rename_all = "snake_case")]
     pub enum KubectlRolloutArgsResourceType {
-        #[serde(rename = "deployment")]
         Deployment,
-        #[serde(rename = "daemonset")]
         Daemonset,
-        #[serde(rename = "statefulset")]
         Statefulset,
     }
 
@@ -1383,18 +1337,13 @@ pub mod types {
         PartialEq,
         PartialOrd
     )]
+    #[serde(rename_all = "snake_case")]
     pub enum KubectlRolloutArgsSubCommand {
-        #[serde(rename = "history")]
         History,
-        #[serde(rename = "pause")]
         Pause,
-        #[serde(rename = "restart")]
         Restart,
-        #[serde(rename = "resume")]
         Resume,
-        #[serde(rename = "status")]
         Status,
-        #[serde(rename = "undo")]
         Undo,
     }
 
@@ -1523,12 +1472,10 @@ pub mod types {
         PartialEq,
         PartialOrd
     )]
+    #[serde(rename_all = "kebab-case")]
     pub enum ListApiResourcesArgsOutput {
-        #[serde(rename = "wide")]
         Wide,
-        #[serde(rename = "name")]
         Name,
-        #[serde(rename = "no-headers")]
         NoHeaders,
     }
 
@@ -1587,33 +1534,28 @@ pub mod types {
 
     /// The arguments of `node_management`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
+    #[serde(rename_all = "camelCase")]
     pub struct NodeManagementArgs {
         /// Explicit confirmation to drain the node (required for drain operation)
-        #[serde(rename = "confirmDrain", default)]
+        #[serde(default)]
         pub confirm_drain: bool,
         /// Delete local data even if emptyDir volumes are used (for drain operation)
-        #[serde(rename = "deleteLocalData", default)]
+        #[serde(default)]
         pub delete_local_data: bool,
         /// Show what would be done without actually doing it (for drain operation)
-        #[serde(rename = "dryRun", default)]
+        #[serde(default)]
         pub dry_run: bool,
         /// Force the operation even if there are pods not managed by a ReplicationController, ReplicaSet, Job, DaemonSet or StatefulSet (for drain operation)
         #[serde(default)]
         pub force: bool,
         /// Period of time in seconds given to each pod to terminate gracefully (for drain operation). If set to -1, uses the kubectl default grace period.
-        #[serde(
-            rename = "gracePeriod",
-            default = "defaults::node_management_args_grace_period"
-        )]
+        #[serde(default = "defaults::node_management_args_grace_period")]
         pub grace_period: f64,
         /// Ignore DaemonSet-managed pods (for drain operation)
-        #[serde(
-            rename = "ignoreDaemonsets",
-            default = "mcp_bindgen::__private::default_bool::<true>"
-        )]
+        #[serde(default = "mcp_bindgen::__private::default_bool::<true>")]
         pub ignore_daemonsets: bool,
         /// Name of the node to operate on (required for cordon, drain, uncordon)
-        #[serde(rename = "nodeName", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         pub node_name: Option<String>,
         /// Node operation to perform
         pub operation: NodeManagementArgsOperation,
@@ -1635,12 +1577,10 @@ pub mod types {
         PartialEq,
         PartialOrd
     )]
+    #[serde(rename_all = "snake_case")]
     pub enum NodeManagementArgsOperation {
-        #[serde(rename = "cordon")]
         Cordon,
-        #[serde(rename = "drain")]
         Drain,
-        #[serde(rename = "uncordon")]
         Uncordon,
     }
 
@@ -1693,16 +1633,13 @@ pub mod types {
 
     /// The arguments of `port_forward`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
+    #[serde(rename_all = "camelCase")]
     pub struct PortForwardArgs {
-        #[serde(rename = "localPort")]
         pub local_port: f64,
         #[serde(skip_serializing_if = "Option::is_none")]
         pub namespace: Option<String>,
-        #[serde(rename = "resourceName")]
         pub resource_name: String,
-        #[serde(rename = "resourceType")]
         pub resource_type: String,
-        #[serde(rename = "targetPort")]
         pub target_port: f64,
     }
 

@@ -33,11 +33,11 @@ pub mod types {
     /// The arguments of `aggregate`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
+    #[serde(rename_all = "camelCase")]
     pub struct AggregateArgs {
         /// Collection name
         pub collection: String,
         /// The connection to run the operation against. Use the id returned by one of the connect tools.
-        #[serde(rename = "connectionId")]
         pub connection_id: String,
         /// Database name
         pub database: String,
@@ -139,10 +139,7 @@ pub mod types {
         /// ```
         pub pipeline: Vec<AggregateArgsPipelineItem>,
         /// The maximum number of bytes to return in the response. This value is capped by the server's configured maximum and cannot be exceeded.
-        #[serde(
-            rename = "responseBytesLimit",
-            default = "defaults::aggregate_args_response_bytes_limit"
-        )]
+        #[serde(default = "defaults::aggregate_args_response_bytes_limit")]
         pub response_bytes_limit: f64,
     }
 
@@ -289,31 +286,28 @@ pub mod types {
     /// The arguments of `aggregate-db`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
+    #[serde(rename_all = "camelCase")]
     pub struct AggregateDbArgs {
         /// The connection to run the operation against. Use the id returned by one of the connect tools.
-        #[serde(rename = "connectionId")]
         pub connection_id: String,
         /// Database name
         pub database: String,
         /// An array of aggregation stages to execute. The first stage must be a database-level aggregation stage (one of `$changeStream`, `$currentOp`, `$documents`, `$listLocalSessions`, `$queryStats`). https://www.mongodb.com/docs/manual/reference/mql/aggregation-stages/#db.aggregate---stages
         pub pipeline: Vec<Map<String, Value>>,
         /// The maximum number of bytes to return in the response. This value is capped by the server's configured maximum and cannot be exceeded.
-        #[serde(
-            rename = "responseBytesLimit",
-            default = "defaults::aggregate_db_args_response_bytes_limit"
-        )]
+        #[serde(default = "defaults::aggregate_db_args_response_bytes_limit")]
         pub response_bytes_limit: f64,
     }
 
     /// The result of `aggregate-db`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
+    #[serde(rename_all = "camelCase")]
     pub struct AggregateDbOutput {
         /// The total number of documents returned by the aggregation pipeline
-        #[serde(rename = "aggResultsCount", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         pub agg_results_count: Option<f64>,
         /// The limits applied to the aggregation pipeline
-        #[serde(rename = "appliedLimits")]
         pub applied_limits: Vec<AggregateDbOutputAppliedLimitsItem>,
         /// The documents returned by the aggregation pipeline
         pub documents: Vec<Value>,
@@ -613,14 +607,11 @@ pub mod types {
     /// The result of `collection-indexes`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
+    #[serde(rename_all = "camelCase")]
     pub struct CollectionIndexesOutput {
-        #[serde(rename = "classicIndexes")]
         pub classic_indexes: Vec<CollectionIndexesOutputClassicIndexesItem>,
-        #[serde(rename = "classicIndexesCount")]
         pub classic_indexes_count: f64,
-        #[serde(rename = "searchIndexes")]
         pub search_indexes: Vec<CollectionIndexesOutputSearchIndexesItem>,
-        #[serde(rename = "searchIndexesCount")]
         pub search_indexes_count: f64,
     }
 
@@ -633,38 +624,31 @@ pub mod types {
 
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
+    #[serde(rename_all = "camelCase")]
     pub struct CollectionIndexesOutputSearchIndexesItem {
-        #[serde(rename = "latestDefinition")]
         pub latest_definition: Map<String, Value>,
         pub name: String,
         pub queryable: bool,
         pub status: String,
-        #[serde(rename = "type")]
         pub type_: String,
     }
 
     /// The arguments of `collection-schema`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
+    #[serde(rename_all = "camelCase")]
     pub struct CollectionSchemaArgs {
         /// Collection name
         pub collection: String,
         /// The connection to run the operation against. Use the id returned by one of the connect tools.
-        #[serde(rename = "connectionId")]
         pub connection_id: String,
         /// Database name
         pub database: String,
         /// The maximum number of bytes to return in the response. This value is capped by the server's configured maximum and cannot be exceeded.
-        #[serde(
-            rename = "responseBytesLimit",
-            default = "defaults::collection_schema_args_response_bytes_limit"
-        )]
+        #[serde(default = "defaults::collection_schema_args_response_bytes_limit")]
         pub response_bytes_limit: f64,
         /// Number of documents to sample for schema inference
-        #[serde(
-            rename = "sampleSize",
-            default = "defaults::collection_schema_args_sample_size"
-        )]
+        #[serde(default = "defaults::collection_schema_args_sample_size")]
         pub sample_size: f64,
     }
 
@@ -701,12 +685,12 @@ pub mod types {
     /// The arguments of `connect`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
+    #[serde(rename_all = "camelCase")]
     pub struct ConnectArgs {
         /// Optional short label for the connection (stored slugified with a short suffix, e.g. "staging" becomes staging-<suffix>). Shown in connection listings; helpful for telling multiple connections apart.
-        #[serde(rename = "connectionName", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         pub connection_name: Option<String>,
         /// MongoDB connection string (in the mongodb:// or mongodb+srv:// format)
-        #[serde(rename = "connectionString")]
         pub connection_string: String,
     }
 
@@ -1293,15 +1277,14 @@ pub mod types {
 
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(tag = "type", deny_unknown_fields)]
+    #[serde(rename_all = "camelCase")]
     pub enum CreateIndexArgsDefinitionItemVariant1FieldsItem {
         /// Definition for a field that will be used for pre-filtering results.
-        #[serde(rename = "filter")]
         Filter {
             /// Name of the field to index. For nested fields, use dot notation to specify path to embedded fields
             path: String,
         },
         /// Definition for a field that contains vector embeddings. Use this type when the field you're indexing is supposed to store vector embeddings or when the user have specified one of the relevant parameters.
-        #[serde(rename = "vector")]
         Vector {
             /// Number of vector dimensions that MongoDB Vector Search enforces at index-time and query-time
             #[serde(
@@ -1323,7 +1306,6 @@ pub mod types {
             similarity: CreateIndexArgsDefinitionItemVariant1FieldsItemSimilarity,
         },
         /// Definition for a field containing source text from which embeddings will be automatically generated and managed by MongoDB at indexing time. Use this type when you want MongoDB to handle all embedding generation and storage internally. If the user specifies a dedicated field name for storing embeddings, use 'vector' type instead.
-        #[serde(rename = "autoEmbed")]
         AutoEmbed {
             /// The data type / modality of the source content in the indexed field. Currently only 'text' is supported.
             modality: CreateIndexArgsDefinitionItemVariant1FieldsItemModality,
@@ -1481,12 +1463,10 @@ pub mod types {
         PartialEq,
         PartialOrd
     )]
+    #[serde(rename_all = "snake_case")]
     pub enum CreateIndexArgsDefinitionItemVariant1FieldsItemQuantization {
-        #[serde(rename = "none")]
         None,
-        #[serde(rename = "scalar")]
         Scalar,
-        #[serde(rename = "binary")]
         Binary,
     }
 
@@ -1557,12 +1537,10 @@ pub mod types {
         PartialEq,
         PartialOrd
     )]
+    #[serde(rename_all = "camelCase")]
     pub enum CreateIndexArgsDefinitionItemVariant1FieldsItemSimilarity {
-        #[serde(rename = "cosine")]
         Cosine,
-        #[serde(rename = "euclidean")]
         Euclidean,
-        #[serde(rename = "dotProduct")]
         DotProduct,
     }
 
@@ -1856,12 +1834,11 @@ pub mod types {
     /// The result of `create-index`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
+    #[serde(rename_all = "camelCase")]
     pub struct CreateIndexOutput {
         pub collection: String,
         pub database: String,
-        #[serde(rename = "indexName")]
         pub index_name: String,
-        #[serde(rename = "indexType")]
         pub index_type: CreateIndexOutputIndexType,
     }
 
@@ -1877,12 +1854,10 @@ pub mod types {
         PartialEq,
         PartialOrd
     )]
+    #[serde(rename_all = "camelCase")]
     pub enum CreateIndexOutputIndexType {
-        #[serde(rename = "classic")]
         Classic,
-        #[serde(rename = "vectorSearch")]
         VectorSearch,
-        #[serde(rename = "search")]
         Search,
     }
 
@@ -2005,10 +1980,9 @@ pub mod types {
         PartialEq,
         PartialOrd
     )]
+    #[serde(rename_all = "snake_case")]
     pub enum DisconnectOutputOutcome {
-        #[serde(rename = "removed")]
         Removed,
-        #[serde(rename = "disconnected")]
         Disconnected,
     }
 
@@ -2101,19 +2075,17 @@ pub mod types {
     /// The arguments of `drop-index`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
+    #[serde(rename_all = "camelCase")]
     pub struct DropIndexArgs {
         /// Collection name
         pub collection: String,
         /// The connection to run the operation against. Use the id returned by one of the connect tools.
-        #[serde(rename = "connectionId")]
         pub connection_id: String,
         /// Database name
         pub database: String,
         /// The name of the index to be dropped.
-        #[serde(rename = "indexName")]
         pub index_name: String,
         /// The type of index to be deleted. Use 'classic' for standard indexes and 'search' for atlas search and vector search indexes.
-        #[serde(rename = "type")]
         pub type_: DropIndexArgsType,
     }
 
@@ -2130,10 +2102,9 @@ pub mod types {
         PartialEq,
         PartialOrd
     )]
+    #[serde(rename_all = "snake_case")]
     pub enum DropIndexArgsType {
-        #[serde(rename = "classic")]
         Classic,
-        #[serde(rename = "search")]
         Search,
     }
 
@@ -2213,8 +2184,8 @@ pub mod types {
 
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(tag = "name", content = "arguments")]
+    #[serde(rename_all = "snake_case")]
     pub enum ExplainArgsMethodItem {
-        #[serde(rename = "aggregate")]
         Aggregate {
             /// An array of aggregation stages to execute.
             ///
@@ -2314,7 +2285,6 @@ pub mod types {
             /// ```
             pipeline: Vec<ExplainArgsMethodItemAggregatePipelineItem>,
         },
-        #[serde(rename = "find")]
         Find {
             /// The query filter, matching the syntax of the query argument of db.collection.find()
             #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -2331,7 +2301,6 @@ pub mod types {
                 std::collections::BTreeMap<String, ExplainArgsMethodItemFindSortValue>,
             >,
         },
-        #[serde(rename = "count")]
         Count {
             /// A filter/query parameter. Allows users to filter the documents to count. Matches the syntax of the filter argument of db.collection.count().
             #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -2763,14 +2732,11 @@ pub mod types {
         PartialEq,
         PartialOrd
     )]
+    #[serde(rename_all = "camelCase")]
     pub enum ExplainArgsVerbosity {
-        #[serde(rename = "queryPlanner")]
         QueryPlanner,
-        #[serde(rename = "queryPlannerExtended")]
         QueryPlannerExtended,
-        #[serde(rename = "executionStats")]
         ExecutionStats,
-        #[serde(rename = "allPlansExecution")]
         AllPlansExecution,
     }
 
@@ -2851,12 +2817,10 @@ pub mod types {
         PartialEq,
         PartialOrd
     )]
+    #[serde(rename_all = "snake_case")]
     pub enum ExplainOutputMethod {
-        #[serde(rename = "aggregate")]
         Aggregate,
-        #[serde(rename = "find")]
         Find,
-        #[serde(rename = "count")]
         Count,
     }
 
@@ -2919,14 +2883,11 @@ pub mod types {
         PartialEq,
         PartialOrd
     )]
+    #[serde(rename_all = "camelCase")]
     pub enum ExplainOutputVerbosity {
-        #[serde(rename = "queryPlanner")]
         QueryPlanner,
-        #[serde(rename = "queryPlannerExtended")]
         QueryPlannerExtended,
-        #[serde(rename = "executionStats")]
         ExecutionStats,
-        #[serde(rename = "allPlansExecution")]
         AllPlansExecution,
     }
 
@@ -2982,34 +2943,29 @@ pub mod types {
     /// The arguments of `export`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
+    #[serde(rename_all = "camelCase")]
     pub struct ExportArgs {
         /// Collection name
         pub collection: String,
         /// The connection to run the operation against. Use the id returned by one of the connect tools.
-        #[serde(rename = "connectionId")]
         pub connection_id: String,
         /// Database name
         pub database: String,
         /// The export target along with its arguments.
-        #[serde(rename = "exportTarget")]
         pub export_target: Vec<ExportArgsExportTargetItem>,
         /// A short description to uniquely identify the export.
-        #[serde(rename = "exportTitle")]
         pub export_title: String,
         /// The format to be used when exporting collection data as EJSON with default being relaxed.
         /// relaxed: A string format that emphasizes readability and interoperability at the expense of type preservation. That is, conversion from relaxed format to BSON can lose type information.
         /// canonical: A string format that emphasizes type preservation at the expense of readability and interoperability. That is, conversion from canonical to BSON will generally preserve type information except in certain specific cases.
-        #[serde(
-            rename = "jsonExportFormat",
-            default = "defaults::export_args_json_export_format"
-        )]
+        #[serde(default = "defaults::export_args_json_export_format")]
         pub json_export_format: ExportArgsJsonExportFormat,
     }
 
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(tag = "name", content = "arguments")]
+    #[serde(rename_all = "snake_case")]
     pub enum ExportArgsExportTargetItem {
-        #[serde(rename = "find")]
         Find {
             /// The query filter, matching the syntax of the query argument of db.collection.find()
             #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -3028,7 +2984,6 @@ pub mod types {
                 >,
             >,
         },
-        #[serde(rename = "aggregate")]
         Aggregate {
             /// An array of aggregation stages to execute.
             ///
@@ -3556,10 +3511,9 @@ pub mod types {
         PartialEq,
         PartialOrd
     )]
+    #[serde(rename_all = "snake_case")]
     pub enum ExportArgsJsonExportFormat {
-        #[serde(rename = "relaxed")]
         Relaxed,
-        #[serde(rename = "canonical")]
         Canonical,
     }
 
@@ -3617,11 +3571,11 @@ pub mod types {
     /// The arguments of `find`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
+    #[serde(rename_all = "camelCase")]
     pub struct FindArgs {
         /// Collection name
         pub collection: String,
         /// The connection to run the operation against. Use the id returned by one of the connect tools.
-        #[serde(rename = "connectionId")]
         pub connection_id: String,
         /// Database name
         pub database: String,
@@ -3635,10 +3589,7 @@ pub mod types {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         pub projection: Option<Map<String, Value>>,
         /// The maximum number of bytes to return in the response. This value is capped by the server's configured maximum and cannot be exceeded.
-        #[serde(
-            rename = "responseBytesLimit",
-            default = "defaults::find_args_response_bytes_limit"
-        )]
+        #[serde(default = "defaults::find_args_response_bytes_limit")]
         pub response_bytes_limit: f64,
         /// A document, describing the sort order, matching the syntax of the sort argument of cursor.sort(). The keys of the object are the fields to sort on, while the values are the sort directions (1 for ascending, -1 for descending).
         #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -3913,14 +3864,14 @@ pub mod types {
     /// The result of `find`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
+    #[serde(rename_all = "camelCase")]
     pub struct FindOutput {
         /// The limits applied to the find query
-        #[serde(rename = "appliedLimits")]
         pub applied_limits: Vec<FindOutputAppliedLimitsItem>,
         /// The documents returned by the find query
         pub documents: Vec<Value>,
         /// The total number of documents returned by the find query
-        #[serde(rename = "queryResultsCount", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         pub query_results_count: Option<f64>,
     }
 
@@ -4012,12 +3963,11 @@ pub mod types {
     /// The result of `insert-many`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
+    #[serde(rename_all = "camelCase")]
     pub struct InsertManyOutput {
         pub collection: String,
         pub database: String,
-        #[serde(rename = "insertedCount")]
         pub inserted_count: f64,
-        #[serde(rename = "insertedIds")]
         pub inserted_ids: Vec<Value>,
     }
 
@@ -4056,15 +4006,13 @@ pub mod types {
 
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
+    #[serde(rename_all = "camelCase")]
     pub struct ListConnectionsOutputConnectionsItem {
-        #[serde(rename = "connectionId")]
         pub connection_id: String,
-        #[serde(rename = "createdAt")]
         pub created_at: String,
         pub description: String,
-        #[serde(rename = "lastError", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         pub last_error: Option<String>,
-        #[serde(rename = "lastUsedAt")]
         pub last_used_at: String,
         pub name: String,
         pub source: ListConnectionsOutputConnectionsItemSource,
@@ -4084,10 +4032,9 @@ pub mod types {
         PartialEq,
         PartialOrd
     )]
+    #[serde(rename_all = "snake_case")]
     pub enum ListConnectionsOutputConnectionsItemSource {
-        #[serde(rename = "explicit")]
         Explicit,
-        #[serde(rename = "preconfigured")]
         Preconfigured,
     }
 
@@ -4148,14 +4095,11 @@ pub mod types {
         PartialEq,
         PartialOrd
     )]
+    #[serde(rename_all = "snake_case")]
     pub enum ListConnectionsOutputConnectionsItemState {
-        #[serde(rename = "connected")]
         Connected,
-        #[serde(rename = "connecting")]
         Connecting,
-        #[serde(rename = "disconnected")]
         Disconnected,
-        #[serde(rename = "errored")]
         Errored,
     }
 
@@ -4236,15 +4180,15 @@ pub mod types {
     /// The arguments of `mongodb-logs`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
+    #[serde(rename_all = "camelCase")]
     pub struct MongodbLogsArgs {
         /// The connection to run the operation against. Use the id returned by one of the connect tools.
-        #[serde(rename = "connectionId")]
         pub connection_id: String,
         /// The maximum number of log entries to return.
         #[serde(default = "mcp_bindgen::__private::default_u64::<u64, 50>")]
         pub limit: u64,
         /// The type of logs to return. Global returns all recent log entries, while startupWarnings returns only warnings and errors from when the process started.
-        #[serde(rename = "type", default = "defaults::mongodb_logs_args_type")]
+        #[serde(default = "defaults::mongodb_logs_args_type")]
         pub type_: MongodbLogsArgsType,
     }
 
@@ -4261,10 +4205,9 @@ pub mod types {
         PartialEq,
         PartialOrd
     )]
+    #[serde(rename_all = "camelCase")]
     pub enum MongodbLogsArgsType {
-        #[serde(rename = "global")]
         Global,
-        #[serde(rename = "startupWarnings")]
         StartupWarnings,
     }
 
@@ -4322,41 +4265,38 @@ pub mod types {
     /// The result of `mongodb-logs`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
+    #[serde(rename_all = "camelCase")]
     pub struct MongodbLogsOutput {
         pub logs: Vec<String>,
-        #[serde(rename = "shownCount")]
         pub shown_count: f64,
-        #[serde(rename = "totalLinesWritten")]
         pub total_lines_written: f64,
     }
 
     /// The arguments of `rename-collection`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
+    #[serde(rename_all = "camelCase")]
     pub struct RenameCollectionArgs {
         /// Collection name
         pub collection: String,
         /// The connection to run the operation against. Use the id returned by one of the connect tools.
-        #[serde(rename = "connectionId")]
         pub connection_id: String,
         /// Database name
         pub database: String,
         /// If true, drops the target collection if it exists
-        #[serde(rename = "dropTarget", default)]
+        #[serde(default)]
         pub drop_target: bool,
         /// The new name for the collection
-        #[serde(rename = "newName")]
         pub new_name: String,
     }
 
     /// The result of `rename-collection`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
+    #[serde(rename_all = "camelCase")]
     pub struct RenameCollectionOutput {
         pub database: String,
-        #[serde(rename = "newCollection")]
         pub new_collection: String,
-        #[serde(rename = "oldCollection")]
         pub old_collection: String,
         pub renamed: bool,
     }
@@ -4412,16 +4352,14 @@ pub mod types {
     /// The result of `update-many`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
+    #[serde(rename_all = "camelCase")]
     pub struct UpdateManyOutput {
         pub collection: String,
         pub database: String,
-        #[serde(rename = "matchedCount")]
         pub matched_count: f64,
-        #[serde(rename = "modifiedCount")]
         pub modified_count: f64,
-        #[serde(rename = "upsertedCount")]
         pub upserted_count: f64,
-        #[serde(rename = "upsertedId", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         pub upserted_id: Option<String>,
     }
 

@@ -1125,10 +1125,9 @@ pub mod types {
         PartialEq,
         PartialOrd
     )]
+    #[serde(rename_all = "snake_case")]
     pub enum ApiPostSearchArgsFilterObjectValue {
-        #[serde(rename = "page")]
         Page,
-        #[serde(rename = "data_source")]
         DataSource,
     }
 
@@ -1268,10 +1267,9 @@ pub mod types {
         PartialEq,
         PartialOrd
     )]
+    #[serde(rename_all = "snake_case")]
     pub enum ApiQueryDataSourceSortObjectDirection {
-        #[serde(rename = "ascending")]
         Ascending,
-        #[serde(rename = "descending")]
         Descending,
     }
 
@@ -1592,10 +1590,9 @@ pub mod types {
         PartialEq,
         PartialOrd
     )]
+    #[serde(rename_all = "snake_case")]
     pub enum ApiUpdatePageMarkdownArgsInsertContentObjectPositionType {
-        #[serde(rename = "start")]
         Start,
-        #[serde(rename = "end")]
         End,
     }
 
@@ -1689,14 +1686,11 @@ pub mod types {
         PartialEq,
         PartialOrd
     )]
+    #[serde(rename_all = "snake_case")]
     pub enum ApiUpdatePageMarkdownArgsType {
-        #[serde(rename = "replace_content")]
         ReplaceContent,
-        #[serde(rename = "update_content")]
         UpdateContent,
-        #[serde(rename = "insert_content")]
         InsertContent,
-        #[serde(rename = "replace_content_range")]
         ReplaceContentRange,
     }
 

@@ -61,12 +61,10 @@ pub mod types {
         PartialEq,
         PartialOrd
     )]
+    #[serde(rename_all = "snake_case")]
     pub enum BrowserClickArgsButton {
-        #[serde(rename = "left")]
         Left,
-        #[serde(rename = "right")]
         Right,
-        #[serde(rename = "middle")]
         Middle,
     }
 
@@ -215,14 +213,11 @@ pub mod types {
         PartialEq,
         PartialOrd
     )]
+    #[serde(rename_all = "snake_case")]
     pub enum BrowserConsoleMessagesArgsLevel {
-        #[serde(rename = "error")]
         Error,
-        #[serde(rename = "warning")]
         Warning,
-        #[serde(rename = "info")]
         Info,
-        #[serde(rename = "debug")]
         Debug,
     }
 
@@ -284,18 +279,17 @@ pub mod types {
     /// The arguments of `browser_drag`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
+    #[serde(rename_all = "camelCase")]
     pub struct BrowserDragArgs {
         /// Human-readable target element description used to obtain the permission to interact with the element
-        #[serde(rename = "endElement", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         pub end_element: Option<String>,
         /// Exact target element reference from the page snapshot, or a unique element selector
-        #[serde(rename = "endTarget")]
         pub end_target: String,
         /// Human-readable source element description used to obtain the permission to interact with the element
-        #[serde(rename = "startElement", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         pub start_element: Option<String>,
         /// Exact target element reference from the page snapshot, or a unique element selector
-        #[serde(rename = "startTarget")]
         pub start_target: String,
     }
 
@@ -319,21 +313,22 @@ pub mod types {
     /// The arguments of `browser_emulate_media`.
     #[derive(Deserialize, Serialize, Clone, Debug, Default, PartialEq)]
     #[serde(deny_unknown_fields)]
+    #[serde(rename_all = "camelCase")]
     pub struct BrowserEmulateMediaArgs {
         /// Emulates the prefers-color-scheme media feature
-        #[serde(rename = "colorScheme", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         pub color_scheme: Option<BrowserEmulateMediaArgsColorScheme>,
         /// Emulates the prefers-contrast media feature
         #[serde(skip_serializing_if = "Option::is_none")]
         pub contrast: Option<BrowserEmulateMediaArgsContrast>,
         /// Emulates the forced-colors media feature
-        #[serde(rename = "forcedColors", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         pub forced_colors: Option<BrowserEmulateMediaArgsForcedColors>,
         /// Changes the CSS media type of the page
         #[serde(skip_serializing_if = "Option::is_none")]
         pub media: Option<BrowserEmulateMediaArgsMedia>,
         /// Emulates the prefers-reduced-motion media feature
-        #[serde(rename = "reducedMotion", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         pub reduced_motion: Option<BrowserEmulateMediaArgsReducedMotion>,
     }
 
@@ -349,10 +344,9 @@ pub mod types {
         PartialEq,
         PartialOrd
     )]
+    #[serde(rename_all = "snake_case")]
     pub enum BrowserEmulateMediaArgsColorScheme {
-        #[serde(rename = "light")]
         Light,
-        #[serde(rename = "dark")]
         Dark,
     }
 
@@ -413,10 +407,9 @@ pub mod types {
         PartialEq,
         PartialOrd
     )]
+    #[serde(rename_all = "kebab-case")]
     pub enum BrowserEmulateMediaArgsContrast {
-        #[serde(rename = "more")]
         More,
-        #[serde(rename = "no-preference")]
         NoPreference,
     }
 
@@ -477,10 +470,9 @@ pub mod types {
         PartialEq,
         PartialOrd
     )]
+    #[serde(rename_all = "snake_case")]
     pub enum BrowserEmulateMediaArgsForcedColors {
-        #[serde(rename = "active")]
         Active,
-        #[serde(rename = "none")]
         None,
     }
 
@@ -541,10 +533,9 @@ pub mod types {
         PartialEq,
         PartialOrd
     )]
+    #[serde(rename_all = "snake_case")]
     pub enum BrowserEmulateMediaArgsMedia {
-        #[serde(rename = "screen")]
         Screen,
-        #[serde(rename = "print")]
         Print,
     }
 
@@ -605,10 +596,9 @@ pub mod types {
         PartialEq,
         PartialOrd
     )]
+    #[serde(rename_all = "kebab-case")]
     pub enum BrowserEmulateMediaArgsReducedMotion {
-        #[serde(rename = "reduce")]
         Reduce,
-        #[serde(rename = "no-preference")]
         NoPreference,
     }
 
@@ -721,16 +711,12 @@ pub mod types {
         PartialEq,
         PartialOrd
     )]
+    #[serde(rename_all = "snake_case")]
     pub enum BrowserFillFormArgsFieldsItemType {
-        #[serde(rename = "textbox")]
         Textbox,
-        #[serde(rename = "checkbox")]
         Checkbox,
-        #[serde(rename = "radio")]
         Radio,
-        #[serde(rename = "combobox")]
         Combobox,
-        #[serde(rename = "slider")]
         Slider,
     }
 
@@ -860,14 +846,11 @@ pub mod types {
         PartialEq,
         PartialOrd
     )]
+    #[serde(rename_all = "kebab-case")]
     pub enum BrowserNetworkRequestArgsPart {
-        #[serde(rename = "request-headers")]
         RequestHeaders,
-        #[serde(rename = "request-body")]
         RequestBody,
-        #[serde(rename = "response-headers")]
         ResponseHeaders,
-        #[serde(rename = "response-body")]
         ResponseBody,
     }
 
@@ -1029,14 +1012,11 @@ pub mod types {
         PartialEq,
         PartialOrd
     )]
+    #[serde(rename_all = "snake_case")]
     pub enum BrowserTabsArgsAction {
-        #[serde(rename = "list")]
         List,
-        #[serde(rename = "new")]
         New,
-        #[serde(rename = "close")]
         Close,
-        #[serde(rename = "select")]
         Select,
     }
 
@@ -1092,6 +1072,7 @@ pub mod types {
     /// The arguments of `browser_take_screenshot`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
+    #[serde(rename_all = "camelCase")]
     pub struct BrowserTakeScreenshotArgs {
         /// Human-readable element description used to obtain permission to interact with the element
         #[serde(skip_serializing_if = "Option::is_none")]
@@ -1100,7 +1081,7 @@ pub mod types {
         #[serde(skip_serializing_if = "Option::is_none")]
         pub filename: Option<String>,
         /// When true, takes a screenshot of the full scrollable page, instead of the currently visible viewport. Cannot be used with element screenshots.
-        #[serde(rename = "fullPage", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         pub full_page: Option<bool>,
         /// Image resolution scale. "css" produces a screenshot sized in CSS pixels (smaller, consistent across devices). "device" produces a high-resolution screenshot using device pixels (larger, accounts for the device pixel ratio). Default is css.
         pub scale: BrowserTakeScreenshotArgsScale,
@@ -1108,7 +1089,7 @@ pub mod types {
         #[serde(skip_serializing_if = "Option::is_none")]
         pub target: Option<String>,
         /// Image format for the screenshot. If unset, inferred from the filename extension, otherwise png.
-        #[serde(rename = "type", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         pub type_: Option<BrowserTakeScreenshotArgsType>,
     }
 
@@ -1125,10 +1106,9 @@ pub mod types {
         PartialEq,
         PartialOrd
     )]
+    #[serde(rename_all = "snake_case")]
     pub enum BrowserTakeScreenshotArgsScale {
-        #[serde(rename = "css")]
         Css,
-        #[serde(rename = "device")]
         Device,
     }
 
@@ -1196,12 +1176,10 @@ pub mod types {
         PartialEq,
         PartialOrd
     )]
+    #[serde(rename_all = "snake_case")]
     pub enum BrowserTakeScreenshotArgsType {
-        #[serde(rename = "png")]
         Png,
-        #[serde(rename = "jpeg")]
         Jpeg,
-        #[serde(rename = "webp")]
         Webp,
     }
 

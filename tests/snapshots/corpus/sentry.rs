@@ -32,90 +32,88 @@ pub mod types {
     /// The arguments of `analyze_issue_with_seer`.
     #[derive(Deserialize, Serialize, Clone, Debug, Default, PartialEq)]
     #[serde(deny_unknown_fields)]
+    #[serde(rename_all = "camelCase")]
     pub struct AnalyzeIssueWithSeerArgs {
         /// Optional custom instruction for the AI analysis
         #[serde(skip_serializing_if = "Option::is_none")]
         pub instruction: Option<String>,
         /// The Issue ID. e.g. `PROJECT-1Z43`
-        #[serde(rename = "issueId", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         pub issue_id: Option<String>,
         /// The URL of the issue. e.g. https://my-organization.sentry.io/issues/PROJECT-1Z43
-        #[serde(rename = "issueUrl", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         pub issue_url: Option<String>,
         /// The organization's slug. You can find a existing list of organizations you have access to using the `find_organizations()` tool.
-        #[serde(rename = "organizationSlug", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         pub organization_slug: Option<String>,
         /// The region URL for the organization you're querying, if known. For Sentry's Cloud Service (sentry.io), this is typically the region-specific URL like 'https://us.sentry.io'. For self-hosted Sentry installations, this parameter is usually not needed and should be omitted. You can find the correct regionUrl from the organization details using the `find_organizations()` tool.
-        #[serde(rename = "regionUrl", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         pub region_url: Option<String>,
     }
 
     /// The arguments of `create_dsn`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
+    #[serde(rename_all = "camelCase")]
     pub struct CreateDsnArgs {
         /// The name of the DSN to create, for example 'Production'.
         pub name: String,
         /// The organization's slug. You can find a existing list of organizations you have access to using the `find_organizations()` tool.
-        #[serde(rename = "organizationSlug")]
         pub organization_slug: String,
         /// The project's slug. You can find a list of existing projects in an organization using the `find_projects()` tool.
-        #[serde(rename = "projectSlug")]
         pub project_slug: String,
         /// The region URL for the organization you're querying, if known. For Sentry's Cloud Service (sentry.io), this is typically the region-specific URL like 'https://us.sentry.io'. For self-hosted Sentry installations, this parameter is usually not needed and should be omitted. You can find the correct regionUrl from the organization details using the `find_organizations()` tool.
-        #[serde(rename = "regionUrl", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         pub region_url: Option<String>,
     }
 
     /// The arguments of `create_project`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
+    #[serde(rename_all = "camelCase")]
     pub struct CreateProjectArgs {
         /// The name of the project to create. Typically this is commonly the name of the repository or service. It is only used as a visual label in Sentry.
         pub name: String,
         /// The organization's slug. You can find a existing list of organizations you have access to using the `find_organizations()` tool.
-        #[serde(rename = "organizationSlug")]
         pub organization_slug: String,
         /// The platform for the project. e.g., python, javascript, react, etc.
         #[serde(skip_serializing_if = "Option::is_none")]
         pub platform: Option<String>,
         /// The region URL for the organization you're querying, if known. For Sentry's Cloud Service (sentry.io), this is typically the region-specific URL like 'https://us.sentry.io'. For self-hosted Sentry installations, this parameter is usually not needed and should be omitted. You can find the correct regionUrl from the organization details using the `find_organizations()` tool.
-        #[serde(rename = "regionUrl", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         pub region_url: Option<String>,
         /// Optional repository name to link to the project (e.g. 'getsentry/sentry'). The repo must already be connected to the organization via a VCS integration.
         #[serde(skip_serializing_if = "Option::is_none")]
         pub repository: Option<String>,
         /// The team's slug. You can find a list of existing teams in an organization using the `find_teams()` tool.
-        #[serde(rename = "teamSlug")]
         pub team_slug: String,
     }
 
     /// The arguments of `create_team`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
+    #[serde(rename_all = "camelCase")]
     pub struct CreateTeamArgs {
         /// The name of the team to create.
         pub name: String,
         /// The organization's slug. You can find a existing list of organizations you have access to using the `find_organizations()` tool.
-        #[serde(rename = "organizationSlug")]
         pub organization_slug: String,
         /// The region URL for the organization you're querying, if known. For Sentry's Cloud Service (sentry.io), this is typically the region-specific URL like 'https://us.sentry.io'. For self-hosted Sentry installations, this parameter is usually not needed and should be omitted. You can find the correct regionUrl from the organization details using the `find_organizations()` tool.
-        #[serde(rename = "regionUrl", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         pub region_url: Option<String>,
     }
 
     /// The arguments of `find_dsns`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
+    #[serde(rename_all = "camelCase")]
     pub struct FindDsnsArgs {
         /// The organization's slug. You can find a existing list of organizations you have access to using the `find_organizations()` tool.
-        #[serde(rename = "organizationSlug")]
         pub organization_slug: String,
         /// The project's slug. You can find a list of existing projects in an organization using the `find_projects()` tool.
-        #[serde(rename = "projectSlug")]
         pub project_slug: String,
         /// The region URL for the organization you're querying, if known. For Sentry's Cloud Service (sentry.io), this is typically the region-specific URL like 'https://us.sentry.io'. For self-hosted Sentry installations, this parameter is usually not needed and should be omitted. You can find the correct regionUrl from the organization details using the `find_organizations()` tool.
-        #[serde(rename = "regionUrl", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         pub region_url: Option<String>,
     }
 
@@ -131,48 +129,48 @@ pub mod types {
     /// The arguments of `find_projects`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
+    #[serde(rename_all = "camelCase")]
     pub struct FindProjectsArgs {
         /// The organization's slug. You can find a existing list of organizations you have access to using the `find_organizations()` tool.
-        #[serde(rename = "organizationSlug")]
         pub organization_slug: String,
         /// Search query to filter results by name or slug. Use this to narrow down results when there are many items.
         #[serde(skip_serializing_if = "Option::is_none")]
         pub query: Option<String>,
         /// The region URL for the organization you're querying, if known. For Sentry's Cloud Service (sentry.io), this is typically the region-specific URL like 'https://us.sentry.io'. For self-hosted Sentry installations, this parameter is usually not needed and should be omitted. You can find the correct regionUrl from the organization details using the `find_organizations()` tool.
-        #[serde(rename = "regionUrl", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         pub region_url: Option<String>,
     }
 
     /// The arguments of `find_releases`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
+    #[serde(rename_all = "camelCase")]
     pub struct FindReleasesArgs {
         /// The organization's slug. You can find a existing list of organizations you have access to using the `find_organizations()` tool.
-        #[serde(rename = "organizationSlug")]
         pub organization_slug: String,
         /// The project's slug. This will default to all projects you have access to. It is encouraged to specify this when possible.
-        #[serde(rename = "projectSlug", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         pub project_slug: Option<String>,
         /// Search for versions which contain the provided string.
         #[serde(skip_serializing_if = "Option::is_none")]
         pub query: Option<String>,
         /// The region URL for the organization you're querying, if known. For Sentry's Cloud Service (sentry.io), this is typically the region-specific URL like 'https://us.sentry.io'. For self-hosted Sentry installations, this parameter is usually not needed and should be omitted. You can find the correct regionUrl from the organization details using the `find_organizations()` tool.
-        #[serde(rename = "regionUrl", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         pub region_url: Option<String>,
     }
 
     /// The arguments of `find_teams`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
+    #[serde(rename_all = "camelCase")]
     pub struct FindTeamsArgs {
         /// The organization's slug. You can find a existing list of organizations you have access to using the `find_organizations()` tool.
-        #[serde(rename = "organizationSlug")]
         pub organization_slug: String,
         /// Search query to filter results by name or slug. Use this to narrow down results when there are many items.
         #[serde(skip_serializing_if = "Option::is_none")]
         pub query: Option<String>,
         /// The region URL for the organization you're querying, if known. For Sentry's Cloud Service (sentry.io), this is typically the region-specific URL like 'https://us.sentry.io'. For self-hosted Sentry installations, this parameter is usually not needed and should be omitted. You can find the correct regionUrl from the organization details using the `find_organizations()` tool.
-        #[serde(rename = "regionUrl", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         pub region_url: Option<String>,
     }
 
@@ -187,75 +185,71 @@ pub mod types {
     /// The arguments of `get_event_attachment`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
+    #[serde(rename_all = "camelCase")]
     pub struct GetEventAttachmentArgs {
         /// The ID of the attachment to download.
-        #[serde(rename = "attachmentId", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         pub attachment_id: Option<String>,
         /// The ID of the event.
-        #[serde(rename = "eventId")]
         pub event_id: String,
         /// The organization's slug. You can find a existing list of organizations you have access to using the `find_organizations()` tool.
-        #[serde(rename = "organizationSlug")]
         pub organization_slug: String,
         /// The project's slug. You can find a list of existing projects in an organization using the `find_projects()` tool.
-        #[serde(rename = "projectSlug")]
         pub project_slug: String,
         /// The region URL for the organization you're querying, if known. For Sentry's Cloud Service (sentry.io), this is typically the region-specific URL like 'https://us.sentry.io'. For self-hosted Sentry installations, this parameter is usually not needed and should be omitted. You can find the correct regionUrl from the organization details using the `find_organizations()` tool.
-        #[serde(rename = "regionUrl", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         pub region_url: Option<String>,
     }
 
     /// The arguments of `get_issue_tag_values`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
+    #[serde(rename_all = "camelCase")]
     pub struct GetIssueTagValuesArgs {
         /// The Issue ID. e.g. `PROJECT-1Z43`
-        #[serde(rename = "issueId", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         pub issue_id: Option<String>,
         /// The URL of the issue. e.g. https://my-organization.sentry.io/issues/PROJECT-1Z43
-        #[serde(rename = "issueUrl", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         pub issue_url: Option<String>,
         /// The organization's slug. You can find a existing list of organizations you have access to using the `find_organizations()` tool.
-        #[serde(rename = "organizationSlug", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         pub organization_slug: Option<String>,
         /// The region URL for the organization you're querying, if known. For Sentry's Cloud Service (sentry.io), this is typically the region-specific URL like 'https://us.sentry.io'. For self-hosted Sentry installations, this parameter is usually not needed and should be omitted. You can find the correct regionUrl from the organization details using the `find_organizations()` tool.
-        #[serde(rename = "regionUrl", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         pub region_url: Option<String>,
         /// The tag key to get values for (e.g., 'url', 'browser', 'environment', 'release').
-        #[serde(rename = "tagKey")]
         pub tag_key: String,
     }
 
     /// The arguments of `get_profile_details`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
+    #[serde(rename_all = "camelCase")]
     pub struct GetProfileDetailsArgs {
         /// Continuous profile end time in ISO 8601 format, for example '2024-01-01T01:00:00Z'
         #[serde(skip_serializing_if = "Option::is_none")]
         pub end: Option<String>,
         /// Show only user code frames in the hotspot table. Set to false to include library frames.
-        #[serde(
-            rename = "focusOnUserCode",
-            default = "mcp_bindgen::__private::default_bool::<true>"
-        )]
+        #[serde(default = "mcp_bindgen::__private::default_bool::<true>")]
         pub focus_on_user_code: bool,
         /// The organization's slug. You can find a existing list of organizations you have access to using the `find_organizations()` tool.
-        #[serde(rename = "organizationSlug", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         pub organization_slug: Option<String>,
         /// Transaction profile ID from a profile flamegraph URL
-        #[serde(rename = "profileId", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         pub profile_id: Option<String>,
         /// Sentry transaction profile or continuous profile URL. If provided, organization, project, and profile identifiers are extracted from the URL.
-        #[serde(rename = "profileUrl", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         pub profile_url: Option<String>,
         /// Continuous profiler session ID
-        #[serde(rename = "profilerId", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         pub profiler_id: Option<String>,
         /// Project slug or numeric ID
-        #[serde(rename = "projectSlugOrId", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         pub project_slug_or_id: Option<GetProfileDetailsArgsProjectSlugOrId>,
         /// The region URL for the organization you're querying, if known. For Sentry's Cloud Service (sentry.io), this is typically the region-specific URL like 'https://us.sentry.io'. For self-hosted Sentry installations, this parameter is usually not needed and should be omitted. You can find the correct regionUrl from the organization details using the `find_organizations()` tool.
-        #[serde(rename = "regionUrl", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         pub region_url: Option<String>,
         /// Continuous profile start time in ISO 8601 format, for example '2024-01-01T00:00:00Z'
         #[serde(skip_serializing_if = "Option::is_none")]
@@ -304,33 +298,35 @@ pub mod types {
     /// The arguments of `get_replay_details`.
     #[derive(Deserialize, Serialize, Clone, Debug, Default, PartialEq)]
     #[serde(deny_unknown_fields)]
+    #[serde(rename_all = "camelCase")]
     pub struct GetReplayDetailsArgs {
         /// The organization's slug. You can find a existing list of organizations you have access to using the `find_organizations()` tool.
-        #[serde(rename = "organizationSlug", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         pub organization_slug: Option<String>,
         /// The region URL for the organization you're querying, if known. For Sentry's Cloud Service (sentry.io), this is typically the region-specific URL like 'https://us.sentry.io'. For self-hosted Sentry installations, this parameter is usually not needed and should be omitted. You can find the correct regionUrl from the organization details using the `find_organizations()` tool.
-        #[serde(rename = "regionUrl", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         pub region_url: Option<String>,
         /// The replay ID. e.g. `7e07485f-12f9-416b-8b14-26260799b51f`
-        #[serde(rename = "replayId", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         pub replay_id: Option<String>,
         /// The URL of the replay. e.g. https://my-organization.sentry.io/explore/replays/7e07485f-12f9-416b-8b14-26260799b51f/
-        #[serde(rename = "replayUrl", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         pub replay_url: Option<String>,
     }
 
     /// The arguments of `get_sentry_resource`.
     #[derive(Deserialize, Serialize, Clone, Debug, Default, PartialEq)]
     #[serde(deny_unknown_fields)]
+    #[serde(rename_all = "camelCase")]
     pub struct GetSentryResourceArgs {
         /// The organization's slug. You can find a existing list of organizations you have access to using the `find_organizations()` tool.
-        #[serde(rename = "organizationSlug", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         pub organization_slug: Option<String>,
         /// Resource identifier: issue shortId (e.g., 'PROJECT-123'), event ID, trace ID, AI conversation ID, replay ID, snapshot artifact ID, `<snapshotId>:<image_file_name>` for snapshot image resources, or `traceId:spanId` for span resources. Required when not using a URL.
-        #[serde(rename = "resourceId", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         pub resource_id: Option<String>,
         /// Resource type. With a URL, can override the auto-detected type for breadcrumbs on an issue/event URL or for `trace` on a span-focused trace URL. Use `snapshot` with a snapshot artifact ID, or `snapshotImage` with `<snapshotId>:<image_file_name>`.
-        #[serde(rename = "resourceType", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         pub resource_type: Option<GetSentryResourceArgsResourceType>,
         /// Sentry URL. The resource type is auto-detected from the URL pattern.
         #[serde(skip_serializing_if = "Option::is_none")]
@@ -1013,6 +1009,7 @@ pub mod types {
     /// The arguments of `search_events`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
+    #[serde(rename_all = "camelCase")]
     pub struct SearchEventsArgs {
         /// Initial dataset hint: errors, logs, spans, metrics, profiles, or replays. The agent may correct this when configured.
         #[serde(skip_serializing_if = "Option::is_none")]
@@ -1024,28 +1021,27 @@ pub mod types {
         #[serde(skip_serializing_if = "Option::is_none")]
         pub fields: Option<Vec<String>>,
         /// Include explanation of how the query was translated or repaired
-        #[serde(rename = "includeExplanation", default)]
+        #[serde(default)]
         pub include_explanation: bool,
         /// Maximum number of results to return (1-100)
         #[serde(default = "defaults::search_events_args_limit")]
         pub limit: f64,
         /// The organization's slug. You can find a existing list of organizations you have access to using the `find_organizations()` tool.
-        #[serde(rename = "organizationSlug")]
         pub organization_slug: String,
         /// The project's slug. You can find a list of existing projects in an organization using the `find_projects()` tool.
-        #[serde(rename = "projectSlug", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         pub project_slug: Option<String>,
         /// Natural language or Sentry event search query syntax.
         #[serde(skip_serializing_if = "Option::is_none")]
         pub query: Option<String>,
         /// The region URL for the organization you're querying, if known. For Sentry's Cloud Service (sentry.io), this is typically the region-specific URL like 'https://us.sentry.io'. For self-hosted Sentry installations, this parameter is usually not needed and should be omitted. You can find the correct regionUrl from the organization details using the `find_organizations()` tool.
-        #[serde(rename = "regionUrl", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         pub region_url: Option<String>,
         /// Sort field (prefix with - for descending). If omitted, event datasets default to -timestamp and replays default to -started_at. Use -count() for event aggregations. For dataset='replays', use replay sorts like -started_at or -count_errors.
         #[serde(skip_serializing_if = "Option::is_none")]
         pub sort: Option<String>,
         /// Initial time period hint: 1h, 24h, 7d, 14d, 30d, etc.
-        #[serde(rename = "statsPeriod", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         pub stats_period: Option<String>,
     }
 
@@ -1062,18 +1058,13 @@ pub mod types {
         PartialEq,
         PartialOrd
     )]
+    #[serde(rename_all = "snake_case")]
     pub enum SearchEventsArgsDataset {
-        #[serde(rename = "spans")]
         Spans,
-        #[serde(rename = "errors")]
         Errors,
-        #[serde(rename = "logs")]
         Logs,
-        #[serde(rename = "metrics")]
         Metrics,
-        #[serde(rename = "profiles")]
         Profiles,
-        #[serde(rename = "replays")]
         Replays,
     }
 
@@ -1217,36 +1208,37 @@ pub mod types {
     /// The arguments of `search_issue_events`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
+    #[serde(rename_all = "camelCase")]
     pub struct SearchIssueEventsArgs {
         /// Include explanation of how the query was translated or repaired
-        #[serde(rename = "includeExplanation", default)]
+        #[serde(default)]
         pub include_explanation: bool,
         /// Issue ID (e.g., 'MCP-41', 'PROJECT-123'). Requires organizationSlug. Alternatively, use issueUrl.
-        #[serde(rename = "issueId", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         pub issue_id: Option<String>,
         /// Full Sentry issue URL (e.g., 'https://sentry.io/organizations/my-org/issues/123/'). Includes both organization and issue ID.
-        #[serde(rename = "issueUrl", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         pub issue_url: Option<String>,
         /// Maximum number of events to return (1-100, default: 50)
         #[serde(default = "defaults::search_issue_events_args_limit")]
         pub limit: f64,
         /// Organization slug. Required when using issueId. Not needed when using issueUrl.
-        #[serde(rename = "organizationSlug", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         pub organization_slug: Option<String>,
         /// Project slug for better tag discovery. Optional - helps find project-specific tags.
-        #[serde(rename = "projectSlug", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         pub project_slug: Option<String>,
         /// Natural language or Sentry event search query syntax for filtering within the issue.
         #[serde(skip_serializing_if = "Option::is_none")]
         pub query: Option<String>,
         /// Sentry region URL. Optional - defaults to main region.
-        #[serde(rename = "regionUrl", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         pub region_url: Option<String>,
         /// Sort field (prefix with - for descending). Default: -timestamp
         #[serde(skip_serializing_if = "Option::is_none")]
         pub sort: Option<String>,
         /// Initial time period hint: 1h, 24h, 7d, 14d, 30d, etc.
-        #[serde(rename = "statsPeriod", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         pub stats_period: Option<String>,
     }
 
@@ -1270,24 +1262,24 @@ pub mod types {
     /// The arguments of `search_issues`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
+    #[serde(rename_all = "camelCase")]
     pub struct SearchIssuesArgs {
         /// Include explanation of how the query was translated or repaired
-        #[serde(rename = "includeExplanation", default)]
+        #[serde(default)]
         pub include_explanation: bool,
         /// Maximum number of issues to return (1-100)
         #[serde(default = "defaults::search_issues_args_limit")]
         pub limit: f64,
         /// The organization's slug. You can find a existing list of organizations you have access to using the `find_organizations()` tool.
-        #[serde(rename = "organizationSlug")]
         pub organization_slug: String,
         /// The project's slug or numeric ID (optional)
-        #[serde(rename = "projectSlugOrId", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         pub project_slug_or_id: Option<String>,
         /// Natural language or Sentry issue search query syntax.
         #[serde(default = "defaults::search_issues_args_query")]
         pub query: String,
         /// The region URL for the organization you're querying, if known. For Sentry's Cloud Service (sentry.io), this is typically the region-specific URL like 'https://us.sentry.io'. For self-hosted Sentry installations, this parameter is usually not needed and should be omitted. You can find the correct regionUrl from the organization details using the `find_organizations()` tool.
-        #[serde(rename = "regionUrl", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         pub region_url: Option<String>,
         /// Sort order: date (last seen), freq (frequency), new (first seen), user (user count)
         #[serde(default = "defaults::search_issues_args_sort")]
@@ -1307,14 +1299,11 @@ pub mod types {
         PartialEq,
         PartialOrd
     )]
+    #[serde(rename_all = "snake_case")]
     pub enum SearchIssuesArgsSort {
-        #[serde(rename = "date")]
         Date,
-        #[serde(rename = "freq")]
         Freq,
-        #[serde(rename = "new")]
         New,
-        #[serde(rename = "user")]
         User,
     }
 
@@ -1376,48 +1365,43 @@ pub mod types {
     /// The arguments of `update_issue`.
     #[derive(Deserialize, Serialize, Clone, Debug, Default, PartialEq)]
     #[serde(deny_unknown_fields)]
+    #[serde(rename_all = "camelCase")]
     pub struct UpdateIssueArgs {
         /// The assignee in format 'user:ID' or 'team:ID_OR_SLUG' where ID is numeric. Example: 'user:123456', 'team:789', or 'team:my-team-slug'. Use the whoami tool to find your user ID.
-        #[serde(rename = "assignedTo", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         pub assigned_to: Option<String>,
         /// How many times the issue must occur before it stops being ignored when ignoreMode is 'untilOccurrenceCount'.
-        #[serde(rename = "ignoreCount", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         pub ignore_count: Option<u64>,
         /// How many minutes to ignore the issue when ignoreMode is 'forDuration'.
-        #[serde(
-            rename = "ignoreDurationMinutes",
-            skip_serializing_if = "Option::is_none"
-        )]
+        #[serde(skip_serializing_if = "Option::is_none")]
         pub ignore_duration_minutes: Option<u64>,
         /// How ignored issues should behave. Use 'untilEscalating' to match the Sentry UI default, 'forever' for a permanent ignore, 'forDuration' with ignoreDurationMinutes, 'untilOccurrenceCount' with ignoreCount and optional ignoreWindowMinutes, or 'untilUserCount' with ignoreUserCount and optional ignoreUserWindowMinutes.
-        #[serde(rename = "ignoreMode", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         pub ignore_mode: Option<UpdateIssueArgsIgnoreMode>,
         /// How many users must be affected before the issue stops being ignored when ignoreMode is 'untilUserCount'.
-        #[serde(rename = "ignoreUserCount", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         pub ignore_user_count: Option<u64>,
         /// Optional time window in minutes for ignoreUserCount. If omitted, Sentry counts all future affected users.
-        #[serde(
-            rename = "ignoreUserWindowMinutes",
-            skip_serializing_if = "Option::is_none"
-        )]
+        #[serde(skip_serializing_if = "Option::is_none")]
         pub ignore_user_window_minutes: Option<u64>,
         /// Optional time window in minutes for ignoreCount. If omitted, Sentry counts all future occurrences.
-        #[serde(rename = "ignoreWindowMinutes", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         pub ignore_window_minutes: Option<u64>,
         /// The Issue ID. e.g. `PROJECT-1Z43`
-        #[serde(rename = "issueId", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         pub issue_id: Option<String>,
         /// The URL of the issue. e.g. https://my-organization.sentry.io/issues/PROJECT-1Z43
-        #[serde(rename = "issueUrl", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         pub issue_url: Option<String>,
         /// The organization's slug. You can find a existing list of organizations you have access to using the `find_organizations()` tool.
-        #[serde(rename = "organizationSlug", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         pub organization_slug: Option<String>,
         /// Optional reason for taking this action. When provided, it will be posted as a comment on the issue's activity feed.
         #[serde(skip_serializing_if = "Option::is_none")]
         pub reason: Option<SearchEventsArgsEnvironmentArrayItem>,
         /// The region URL for the organization you're querying, if known. For Sentry's Cloud Service (sentry.io), this is typically the region-specific URL like 'https://us.sentry.io'. For self-hosted Sentry installations, this parameter is usually not needed and should be omitted. You can find the correct regionUrl from the organization details using the `find_organizations()` tool.
-        #[serde(rename = "regionUrl", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         pub region_url: Option<String>,
         /// The new status for the issue. Valid values are 'resolved', 'resolvedInNextRelease', 'unresolved', and 'ignored'.
         #[serde(skip_serializing_if = "Option::is_none")]
@@ -1437,16 +1421,12 @@ pub mod types {
         PartialEq,
         PartialOrd
     )]
+    #[serde(rename_all = "camelCase")]
     pub enum UpdateIssueArgsIgnoreMode {
-        #[serde(rename = "untilEscalating")]
         UntilEscalating,
-        #[serde(rename = "forever")]
         Forever,
-        #[serde(rename = "forDuration")]
         ForDuration,
-        #[serde(rename = "untilOccurrenceCount")]
         UntilOccurrenceCount,
-        #[serde(rename = "untilUserCount")]
         UntilUserCount,
     }
 
@@ -1514,14 +1494,11 @@ pub mod types {
         PartialEq,
         PartialOrd
     )]
+    #[serde(rename_all = "camelCase")]
     pub enum UpdateIssueArgsStatus {
-        #[serde(rename = "resolved")]
         Resolved,
-        #[serde(rename = "resolvedInNextRelease")]
         ResolvedInNextRelease,
-        #[serde(rename = "unresolved")]
         Unresolved,
-        #[serde(rename = "ignored")]
         Ignored,
     }
 
@@ -1577,27 +1554,26 @@ pub mod types {
     /// The arguments of `update_project`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(deny_unknown_fields)]
+    #[serde(rename_all = "camelCase")]
     pub struct UpdateProjectArgs {
         /// The new name for the project
         #[serde(skip_serializing_if = "Option::is_none")]
         pub name: Option<String>,
         /// The organization's slug. You can find a existing list of organizations you have access to using the `find_organizations()` tool.
-        #[serde(rename = "organizationSlug")]
         pub organization_slug: String,
         /// The platform for the project. e.g., python, javascript, react, etc.
         #[serde(skip_serializing_if = "Option::is_none")]
         pub platform: Option<String>,
         /// The project's slug. You can find a list of existing projects in an organization using the `find_projects()` tool.
-        #[serde(rename = "projectSlug")]
         pub project_slug: String,
         /// The region URL for the organization you're querying, if known. For Sentry's Cloud Service (sentry.io), this is typically the region-specific URL like 'https://us.sentry.io'. For self-hosted Sentry installations, this parameter is usually not needed and should be omitted. You can find the correct regionUrl from the organization details using the `find_organizations()` tool.
-        #[serde(rename = "regionUrl", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         pub region_url: Option<String>,
         /// The new slug for the project (must be unique)
         #[serde(skip_serializing_if = "Option::is_none")]
         pub slug: Option<String>,
         /// The team to assign this project to. Note: this will replace the current team assignment.
-        #[serde(rename = "teamSlug", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         pub team_slug: Option<String>,
     }
 

@@ -77,10 +77,9 @@ pub mod types {
         PartialEq,
         PartialOrd
     )]
+    #[serde(rename_all = "snake_case")]
     pub enum TavilyCrawlArgsExtractDepth {
-        #[serde(rename = "basic")]
         Basic,
-        #[serde(rename = "advanced")]
         Advanced,
     }
 
@@ -148,10 +147,9 @@ pub mod types {
         PartialEq,
         PartialOrd
     )]
+    #[serde(rename_all = "snake_case")]
     pub enum TavilyCrawlArgsFormat {
-        #[serde(rename = "markdown")]
         Markdown,
-        #[serde(rename = "text")]
         Text,
     }
 
@@ -241,10 +239,9 @@ pub mod types {
         PartialEq,
         PartialOrd
     )]
+    #[serde(rename_all = "snake_case")]
     pub enum TavilyExtractArgsExtractDepth {
-        #[serde(rename = "basic")]
         Basic,
-        #[serde(rename = "advanced")]
         Advanced,
     }
 
@@ -312,10 +309,9 @@ pub mod types {
         PartialEq,
         PartialOrd
     )]
+    #[serde(rename_all = "snake_case")]
     pub enum TavilyExtractArgsFormat {
-        #[serde(rename = "markdown")]
         Markdown,
-        #[serde(rename = "text")]
         Text,
     }
 
@@ -421,12 +417,10 @@ pub mod types {
         PartialEq,
         PartialOrd
     )]
+    #[serde(rename_all = "snake_case")]
     pub enum TavilyResearchArgsModel {
-        #[serde(rename = "mini")]
         Mini,
-        #[serde(rename = "pro")]
         Pro,
-        #[serde(rename = "auto")]
         Auto,
     }
 
@@ -545,14 +539,11 @@ pub mod types {
         PartialEq,
         PartialOrd
     )]
+    #[serde(rename_all = "kebab-case")]
     pub enum TavilySearchArgsSearchDepth {
-        #[serde(rename = "basic")]
         Basic,
-        #[serde(rename = "advanced")]
         Advanced,
-        #[serde(rename = "fast")]
         Fast,
-        #[serde(rename = "ultra-fast")]
         UltraFast,
     }
 
@@ -624,14 +615,11 @@ pub mod types {
         PartialEq,
         PartialOrd
     )]
+    #[serde(rename_all = "snake_case")]
     pub enum TavilySearchArgsTimeRange {
-        #[serde(rename = "day")]
         Day,
-        #[serde(rename = "week")]
         Week,
-        #[serde(rename = "month")]
         Month,
-        #[serde(rename = "year")]
         Year,
     }
 

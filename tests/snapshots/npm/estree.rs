@@ -16,13 +16,10 @@ pub mod types {
     use serde_json::Value;
 
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
+    #[serde(rename_all = "camelCase")]
     pub struct ArrayExpression {
         pub elements: Vec<ArrayExpressionElementsItem>,
-        #[serde(
-            rename = "leadingComments",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub leading_comments: Option<Vec<Comment>>,
         #[serde(
             default,
@@ -32,13 +29,8 @@ pub mod types {
         pub loc: Option<Option<SourceLocation>>,
         #[serde(skip_serializing_if = "Option::is_none")]
         pub range: Option<(f64, f64)>,
-        #[serde(
-            rename = "trailingComments",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub trailing_comments: Option<Vec<Comment>>,
-        #[serde(rename = "type")]
         pub type_: ArrayExpressionType,
     }
 
@@ -122,13 +114,10 @@ pub mod types {
     }
 
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
+    #[serde(rename_all = "camelCase")]
     pub struct ArrayPattern {
         pub elements: Vec<Option<ArrayPatternElementsItem>>,
-        #[serde(
-            rename = "leadingComments",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub leading_comments: Option<Vec<Comment>>,
         #[serde(
             default,
@@ -138,13 +127,8 @@ pub mod types {
         pub loc: Option<Option<SourceLocation>>,
         #[serde(skip_serializing_if = "Option::is_none")]
         pub range: Option<(f64, f64)>,
-        #[serde(
-            rename = "trailingComments",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub trailing_comments: Option<Vec<Comment>>,
-        #[serde(rename = "type")]
         pub type_: ArrayPatternType,
     }
 
@@ -369,18 +353,15 @@ pub mod types {
     }
 
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
+    #[serde(rename_all = "camelCase")]
     pub struct ArrowFunctionExpression {
-        #[serde(rename = "async", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         pub async_: Option<bool>,
         pub body: ArrowFunctionExpressionBody,
         pub expression: bool,
         #[serde(skip_serializing_if = "Option::is_none")]
         pub generator: Option<bool>,
-        #[serde(
-            rename = "leadingComments",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub leading_comments: Option<Vec<Comment>>,
         #[serde(
             default,
@@ -391,13 +372,8 @@ pub mod types {
         pub params: Vec<Pattern>,
         #[serde(skip_serializing_if = "Option::is_none")]
         pub range: Option<(f64, f64)>,
-        #[serde(
-            rename = "trailingComments",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub trailing_comments: Option<Vec<Comment>>,
-        #[serde(rename = "type")]
         pub type_: ArrowFunctionExpressionType,
     }
 
@@ -480,12 +456,9 @@ pub mod types {
     }
 
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
+    #[serde(rename_all = "camelCase")]
     pub struct AssignmentExpression {
-        #[serde(
-            rename = "leadingComments",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub leading_comments: Option<Vec<Comment>>,
         pub left: AssignmentExpressionLeft,
         #[serde(
@@ -498,13 +471,8 @@ pub mod types {
         #[serde(skip_serializing_if = "Option::is_none")]
         pub range: Option<(f64, f64)>,
         pub right: Box<Expression>,
-        #[serde(
-            rename = "trailingComments",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub trailing_comments: Option<Vec<Comment>>,
-        #[serde(rename = "type")]
         pub type_: AssignmentExpressionType,
     }
 
@@ -849,12 +817,9 @@ pub mod types {
     }
 
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
+    #[serde(rename_all = "camelCase")]
     pub struct AssignmentPattern {
-        #[serde(
-            rename = "leadingComments",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub leading_comments: Option<Vec<Comment>>,
         pub left: Pattern,
         #[serde(
@@ -866,13 +831,8 @@ pub mod types {
         #[serde(skip_serializing_if = "Option::is_none")]
         pub range: Option<(f64, f64)>,
         pub right: Expression,
-        #[serde(
-            rename = "trailingComments",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub trailing_comments: Option<Vec<Comment>>,
-        #[serde(rename = "type")]
         pub type_: AssignmentPatternType,
     }
 
@@ -936,15 +896,12 @@ pub mod types {
     }
 
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
+    #[serde(rename_all = "camelCase")]
     pub struct AssignmentProperty {
         pub computed: bool,
         pub key: AssignmentPropertyKey,
         pub kind: AssignmentPropertyKind,
-        #[serde(
-            rename = "leadingComments",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub leading_comments: Option<Vec<Comment>>,
         #[serde(
             default,
@@ -956,13 +913,8 @@ pub mod types {
         #[serde(skip_serializing_if = "Option::is_none")]
         pub range: Option<(f64, f64)>,
         pub shorthand: bool,
-        #[serde(
-            rename = "trailingComments",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub trailing_comments: Option<Vec<Comment>>,
-        #[serde(rename = "type")]
         pub type_: PropertyType,
         pub value: Pattern,
     }
@@ -1047,13 +999,10 @@ pub mod types {
     }
 
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
+    #[serde(rename_all = "camelCase")]
     pub struct AwaitExpression {
         pub argument: Box<Expression>,
-        #[serde(
-            rename = "leadingComments",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub leading_comments: Option<Vec<Comment>>,
         #[serde(
             default,
@@ -1063,13 +1012,8 @@ pub mod types {
         pub loc: Option<Option<SourceLocation>>,
         #[serde(skip_serializing_if = "Option::is_none")]
         pub range: Option<(f64, f64)>,
-        #[serde(
-            rename = "trailingComments",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub trailing_comments: Option<Vec<Comment>>,
-        #[serde(rename = "type")]
         pub type_: AwaitExpressionType,
     }
 
@@ -1133,14 +1077,11 @@ pub mod types {
     }
 
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
+    #[serde(rename_all = "camelCase")]
     pub struct BaseCallExpression {
         pub arguments: Vec<BaseCallExpressionArgumentsItem>,
         pub callee: BaseCallExpressionCallee,
-        #[serde(
-            rename = "leadingComments",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub leading_comments: Option<Vec<Comment>>,
         #[serde(
             default,
@@ -1150,13 +1091,8 @@ pub mod types {
         pub loc: Option<Option<SourceLocation>>,
         #[serde(skip_serializing_if = "Option::is_none")]
         pub range: Option<(f64, f64)>,
-        #[serde(
-            rename = "trailingComments",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub trailing_comments: Option<Vec<Comment>>,
-        #[serde(rename = "type")]
         pub type_: String,
     }
 
@@ -1199,13 +1135,10 @@ pub mod types {
     }
 
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
+    #[serde(rename_all = "camelCase")]
     pub struct BaseClass {
         pub body: ClassBody,
-        #[serde(
-            rename = "leadingComments",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub leading_comments: Option<Vec<Comment>>,
         #[serde(
             default,
@@ -1216,29 +1149,20 @@ pub mod types {
         #[serde(skip_serializing_if = "Option::is_none")]
         pub range: Option<(f64, f64)>,
         #[serde(
-            rename = "superClass",
             default,
             skip_serializing_if = "Option::is_none",
             deserialize_with = "mcp_bindgen::__private::present"
         )]
         pub super_class: Option<Option<Expression>>,
-        #[serde(
-            rename = "trailingComments",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub trailing_comments: Option<Vec<Comment>>,
-        #[serde(rename = "type")]
         pub type_: String,
     }
 
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
+    #[serde(rename_all = "camelCase")]
     pub struct BaseDeclaration {
-        #[serde(
-            rename = "leadingComments",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub leading_comments: Option<Vec<Comment>>,
         #[serde(
             default,
@@ -1248,23 +1172,15 @@ pub mod types {
         pub loc: Option<Option<SourceLocation>>,
         #[serde(skip_serializing_if = "Option::is_none")]
         pub range: Option<(f64, f64)>,
-        #[serde(
-            rename = "trailingComments",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub trailing_comments: Option<Vec<Comment>>,
-        #[serde(rename = "type")]
         pub type_: String,
     }
 
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
+    #[serde(rename_all = "camelCase")]
     pub struct BaseExpression {
-        #[serde(
-            rename = "leadingComments",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub leading_comments: Option<Vec<Comment>>,
         #[serde(
             default,
@@ -1274,24 +1190,16 @@ pub mod types {
         pub loc: Option<Option<SourceLocation>>,
         #[serde(skip_serializing_if = "Option::is_none")]
         pub range: Option<(f64, f64)>,
-        #[serde(
-            rename = "trailingComments",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub trailing_comments: Option<Vec<Comment>>,
-        #[serde(rename = "type")]
         pub type_: String,
     }
 
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
+    #[serde(rename_all = "camelCase")]
     pub struct BaseForXStatement {
         pub body: Statement,
-        #[serde(
-            rename = "leadingComments",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub leading_comments: Option<Vec<Comment>>,
         pub left: BaseForXStatementLeft,
         #[serde(
@@ -1303,13 +1211,8 @@ pub mod types {
         #[serde(skip_serializing_if = "Option::is_none")]
         pub range: Option<(f64, f64)>,
         pub right: Expression,
-        #[serde(
-            rename = "trailingComments",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub trailing_comments: Option<Vec<Comment>>,
-        #[serde(rename = "type")]
         pub type_: String,
     }
 
@@ -1495,17 +1398,14 @@ pub mod types {
     }
 
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
+    #[serde(rename_all = "camelCase")]
     pub struct BaseFunction {
-        #[serde(rename = "async", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         pub async_: Option<bool>,
         pub body: BaseFunctionBody,
         #[serde(skip_serializing_if = "Option::is_none")]
         pub generator: Option<bool>,
-        #[serde(
-            rename = "leadingComments",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub leading_comments: Option<Vec<Comment>>,
         #[serde(
             default,
@@ -1516,13 +1416,8 @@ pub mod types {
         pub params: Vec<Pattern>,
         #[serde(skip_serializing_if = "Option::is_none")]
         pub range: Option<(f64, f64)>,
-        #[serde(
-            rename = "trailingComments",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub trailing_comments: Option<Vec<Comment>>,
-        #[serde(rename = "type")]
         pub type_: String,
     }
 
@@ -1546,12 +1441,9 @@ pub mod types {
     }
 
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
+    #[serde(rename_all = "camelCase")]
     pub struct BaseModuleDeclaration {
-        #[serde(
-            rename = "leadingComments",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub leading_comments: Option<Vec<Comment>>,
         #[serde(
             default,
@@ -1561,23 +1453,15 @@ pub mod types {
         pub loc: Option<Option<SourceLocation>>,
         #[serde(skip_serializing_if = "Option::is_none")]
         pub range: Option<(f64, f64)>,
-        #[serde(
-            rename = "trailingComments",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub trailing_comments: Option<Vec<Comment>>,
-        #[serde(rename = "type")]
         pub type_: String,
     }
 
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
+    #[serde(rename_all = "camelCase")]
     pub struct BaseModuleSpecifier {
-        #[serde(
-            rename = "leadingComments",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub leading_comments: Option<Vec<Comment>>,
         #[serde(
             default,
@@ -1588,23 +1472,15 @@ pub mod types {
         pub local: Identifier,
         #[serde(skip_serializing_if = "Option::is_none")]
         pub range: Option<(f64, f64)>,
-        #[serde(
-            rename = "trailingComments",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub trailing_comments: Option<Vec<Comment>>,
-        #[serde(rename = "type")]
         pub type_: String,
     }
 
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
+    #[serde(rename_all = "camelCase")]
     pub struct BaseNode {
-        #[serde(
-            rename = "leadingComments",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub leading_comments: Option<Vec<Comment>>,
         #[serde(
             default,
@@ -1614,13 +1490,8 @@ pub mod types {
         pub loc: Option<Option<SourceLocation>>,
         #[serde(skip_serializing_if = "Option::is_none")]
         pub range: Option<(f64, f64)>,
-        #[serde(
-            rename = "trailingComments",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub trailing_comments: Option<Vec<Comment>>,
-        #[serde(rename = "type")]
         pub type_: String,
     }
 
@@ -1639,12 +1510,9 @@ pub mod types {
     }
 
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
+    #[serde(rename_all = "camelCase")]
     pub struct BasePattern {
-        #[serde(
-            rename = "leadingComments",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub leading_comments: Option<Vec<Comment>>,
         #[serde(
             default,
@@ -1654,23 +1522,15 @@ pub mod types {
         pub loc: Option<Option<SourceLocation>>,
         #[serde(skip_serializing_if = "Option::is_none")]
         pub range: Option<(f64, f64)>,
-        #[serde(
-            rename = "trailingComments",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub trailing_comments: Option<Vec<Comment>>,
-        #[serde(rename = "type")]
         pub type_: String,
     }
 
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
+    #[serde(rename_all = "camelCase")]
     pub struct BaseStatement {
-        #[serde(
-            rename = "leadingComments",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub leading_comments: Option<Vec<Comment>>,
         #[serde(
             default,
@@ -1680,24 +1540,16 @@ pub mod types {
         pub loc: Option<Option<SourceLocation>>,
         #[serde(skip_serializing_if = "Option::is_none")]
         pub range: Option<(f64, f64)>,
-        #[serde(
-            rename = "trailingComments",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub trailing_comments: Option<Vec<Comment>>,
-        #[serde(rename = "type")]
         pub type_: String,
     }
 
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
+    #[serde(rename_all = "camelCase")]
     pub struct BigIntLiteral {
         pub bigint: String,
-        #[serde(
-            rename = "leadingComments",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub leading_comments: Option<Vec<Comment>>,
         #[serde(
             default,
@@ -1709,13 +1561,8 @@ pub mod types {
         pub range: Option<(f64, f64)>,
         #[serde(skip_serializing_if = "Option::is_none")]
         pub raw: Option<String>,
-        #[serde(
-            rename = "trailingComments",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub trailing_comments: Option<Vec<Comment>>,
-        #[serde(rename = "type")]
         pub type_: BigIntLiteralType,
         #[serde(
             default,
@@ -1785,12 +1632,9 @@ pub mod types {
     }
 
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
+    #[serde(rename_all = "camelCase")]
     pub struct BinaryExpression {
-        #[serde(
-            rename = "leadingComments",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub leading_comments: Option<Vec<Comment>>,
         pub left: BinaryExpressionLeft,
         #[serde(
@@ -1803,13 +1647,8 @@ pub mod types {
         #[serde(skip_serializing_if = "Option::is_none")]
         pub range: Option<(f64, f64)>,
         pub right: Box<Expression>,
-        #[serde(
-            rename = "trailingComments",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub trailing_comments: Option<Vec<Comment>>,
-        #[serde(rename = "type")]
         pub type_: BinaryExpressionType,
     }
 
@@ -2036,19 +1875,12 @@ pub mod types {
     }
 
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
+    #[serde(rename_all = "camelCase")]
     pub struct BlockStatement {
         pub body: Vec<Statement>,
-        #[serde(
-            rename = "innerComments",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub inner_comments: Option<Vec<Comment>>,
-        #[serde(
-            rename = "leadingComments",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub leading_comments: Option<Vec<Comment>>,
         #[serde(
             default,
@@ -2058,13 +1890,8 @@ pub mod types {
         pub loc: Option<Option<SourceLocation>>,
         #[serde(skip_serializing_if = "Option::is_none")]
         pub range: Option<(f64, f64)>,
-        #[serde(
-            rename = "trailingComments",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub trailing_comments: Option<Vec<Comment>>,
-        #[serde(rename = "type")]
         pub type_: BlockStatementType,
     }
 
@@ -2128,6 +1955,7 @@ pub mod types {
     }
 
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
+    #[serde(rename_all = "camelCase")]
     pub struct BreakStatement {
         #[serde(
             default,
@@ -2135,11 +1963,7 @@ pub mod types {
             deserialize_with = "mcp_bindgen::__private::present"
         )]
         pub label: Option<Option<Identifier>>,
-        #[serde(
-            rename = "leadingComments",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub leading_comments: Option<Vec<Comment>>,
         #[serde(
             default,
@@ -2149,13 +1973,8 @@ pub mod types {
         pub loc: Option<Option<SourceLocation>>,
         #[serde(skip_serializing_if = "Option::is_none")]
         pub range: Option<(f64, f64)>,
-        #[serde(
-            rename = "trailingComments",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub trailing_comments: Option<Vec<Comment>>,
-        #[serde(rename = "type")]
         pub type_: BreakStatementType,
     }
 
@@ -2303,13 +2122,10 @@ pub mod types {
     }
 
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
+    #[serde(rename_all = "camelCase")]
     pub struct CatchClause {
         pub body: BlockStatement,
-        #[serde(
-            rename = "leadingComments",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub leading_comments: Option<Vec<Comment>>,
         #[serde(
             default,
@@ -2321,13 +2137,8 @@ pub mod types {
         pub param: Option<CatchClauseParam>,
         #[serde(skip_serializing_if = "Option::is_none")]
         pub range: Option<(f64, f64)>,
-        #[serde(
-            rename = "trailingComments",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub trailing_comments: Option<Vec<Comment>>,
-        #[serde(rename = "type")]
         pub type_: CatchClauseType,
     }
 
@@ -2676,13 +2487,10 @@ pub mod types {
     }
 
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
+    #[serde(rename_all = "camelCase")]
     pub struct ChainExpression {
         pub expression: ChainElement,
-        #[serde(
-            rename = "leadingComments",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub leading_comments: Option<Vec<Comment>>,
         #[serde(
             default,
@@ -2692,13 +2500,8 @@ pub mod types {
         pub loc: Option<Option<SourceLocation>>,
         #[serde(skip_serializing_if = "Option::is_none")]
         pub range: Option<(f64, f64)>,
-        #[serde(
-            rename = "trailingComments",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub trailing_comments: Option<Vec<Comment>>,
-        #[serde(rename = "type")]
         pub type_: ChainExpressionType,
     }
 
@@ -2812,13 +2615,10 @@ pub mod types {
     }
 
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
+    #[serde(rename_all = "camelCase")]
     pub struct ClassBody {
         pub body: Vec<ClassBodyBodyItem>,
-        #[serde(
-            rename = "leadingComments",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub leading_comments: Option<Vec<Comment>>,
         #[serde(
             default,
@@ -2828,13 +2628,8 @@ pub mod types {
         pub loc: Option<Option<SourceLocation>>,
         #[serde(skip_serializing_if = "Option::is_none")]
         pub range: Option<(f64, f64)>,
-        #[serde(
-            rename = "trailingComments",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub trailing_comments: Option<Vec<Comment>>,
-        #[serde(rename = "type")]
         pub type_: ClassBodyType,
     }
 
@@ -2995,14 +2790,11 @@ pub mod types {
     }
 
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
+    #[serde(rename_all = "camelCase")]
     pub struct ClassDeclaration {
         pub body: ClassBody,
         pub id: Identifier,
-        #[serde(
-            rename = "leadingComments",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub leading_comments: Option<Vec<Comment>>,
         #[serde(
             default,
@@ -3013,23 +2805,18 @@ pub mod types {
         #[serde(skip_serializing_if = "Option::is_none")]
         pub range: Option<(f64, f64)>,
         #[serde(
-            rename = "superClass",
             default,
             skip_serializing_if = "Option::is_none",
             deserialize_with = "mcp_bindgen::__private::present"
         )]
         pub super_class: Option<Option<Expression>>,
-        #[serde(
-            rename = "trailingComments",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub trailing_comments: Option<Vec<Comment>>,
-        #[serde(rename = "type")]
         pub type_: MaybeNamedClassDeclarationType,
     }
 
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
+    #[serde(rename_all = "camelCase")]
     pub struct ClassExpression {
         pub body: ClassBody,
         #[serde(
@@ -3038,11 +2825,7 @@ pub mod types {
             deserialize_with = "mcp_bindgen::__private::present"
         )]
         pub id: Option<Option<Identifier>>,
-        #[serde(
-            rename = "leadingComments",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub leading_comments: Option<Vec<Comment>>,
         #[serde(
             default,
@@ -3053,19 +2836,13 @@ pub mod types {
         #[serde(skip_serializing_if = "Option::is_none")]
         pub range: Option<(f64, f64)>,
         #[serde(
-            rename = "superClass",
             default,
             skip_serializing_if = "Option::is_none",
             deserialize_with = "mcp_bindgen::__private::present"
         )]
         pub super_class: Option<Box<Option<Expression>>>,
-        #[serde(
-            rename = "trailingComments",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub trailing_comments: Option<Vec<Comment>>,
-        #[serde(rename = "type")]
         pub type_: ClassExpressionType,
     }
 
@@ -3206,14 +2983,11 @@ pub mod types {
     }
 
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
+    #[serde(rename_all = "camelCase")]
     pub struct ConditionalExpression {
         pub alternate: Box<Expression>,
         pub consequent: Box<Expression>,
-        #[serde(
-            rename = "leadingComments",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub leading_comments: Option<Vec<Comment>>,
         #[serde(
             default,
@@ -3224,13 +2998,8 @@ pub mod types {
         #[serde(skip_serializing_if = "Option::is_none")]
         pub range: Option<(f64, f64)>,
         pub test: Box<Expression>,
-        #[serde(
-            rename = "trailingComments",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub trailing_comments: Option<Vec<Comment>>,
-        #[serde(rename = "type")]
         pub type_: ConditionalExpressionType,
     }
 
@@ -3294,6 +3063,7 @@ pub mod types {
     }
 
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
+    #[serde(rename_all = "camelCase")]
     pub struct ContinueStatement {
         #[serde(
             default,
@@ -3301,11 +3071,7 @@ pub mod types {
             deserialize_with = "mcp_bindgen::__private::present"
         )]
         pub label: Option<Option<Identifier>>,
-        #[serde(
-            rename = "leadingComments",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub leading_comments: Option<Vec<Comment>>,
         #[serde(
             default,
@@ -3315,13 +3081,8 @@ pub mod types {
         pub loc: Option<Option<SourceLocation>>,
         #[serde(skip_serializing_if = "Option::is_none")]
         pub range: Option<(f64, f64)>,
-        #[serde(
-            rename = "trailingComments",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub trailing_comments: Option<Vec<Comment>>,
-        #[serde(rename = "type")]
         pub type_: ContinueStatementType,
     }
 
@@ -3385,12 +3146,9 @@ pub mod types {
     }
 
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
+    #[serde(rename_all = "camelCase")]
     pub struct DebuggerStatement {
-        #[serde(
-            rename = "leadingComments",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub leading_comments: Option<Vec<Comment>>,
         #[serde(
             default,
@@ -3400,13 +3158,8 @@ pub mod types {
         pub loc: Option<Option<SourceLocation>>,
         #[serde(skip_serializing_if = "Option::is_none")]
         pub range: Option<(f64, f64)>,
-        #[serde(
-            rename = "trailingComments",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub trailing_comments: Option<Vec<Comment>>,
-        #[serde(rename = "type")]
         pub type_: DebuggerStatementType,
     }
 
@@ -3542,14 +3295,11 @@ pub mod types {
     }
 
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
+    #[serde(rename_all = "camelCase")]
     pub struct Directive {
         pub directive: String,
         pub expression: Literal,
-        #[serde(
-            rename = "leadingComments",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub leading_comments: Option<Vec<Comment>>,
         #[serde(
             default,
@@ -3559,13 +3309,8 @@ pub mod types {
         pub loc: Option<Option<SourceLocation>>,
         #[serde(skip_serializing_if = "Option::is_none")]
         pub range: Option<(f64, f64)>,
-        #[serde(
-            rename = "trailingComments",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub trailing_comments: Option<Vec<Comment>>,
-        #[serde(rename = "type")]
         pub type_: DirectiveType,
     }
 
@@ -3629,13 +3374,10 @@ pub mod types {
     }
 
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
+    #[serde(rename_all = "camelCase")]
     pub struct DoWhileStatement {
         pub body: Statement,
-        #[serde(
-            rename = "leadingComments",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub leading_comments: Option<Vec<Comment>>,
         #[serde(
             default,
@@ -3646,13 +3388,8 @@ pub mod types {
         #[serde(skip_serializing_if = "Option::is_none")]
         pub range: Option<(f64, f64)>,
         pub test: Expression,
-        #[serde(
-            rename = "trailingComments",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub trailing_comments: Option<Vec<Comment>>,
-        #[serde(rename = "type")]
         pub type_: DoWhileStatementType,
     }
 
@@ -3716,12 +3453,9 @@ pub mod types {
     }
 
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
+    #[serde(rename_all = "camelCase")]
     pub struct EmptyStatement {
-        #[serde(
-            rename = "leadingComments",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub leading_comments: Option<Vec<Comment>>,
         #[serde(
             default,
@@ -3731,13 +3465,8 @@ pub mod types {
         pub loc: Option<Option<SourceLocation>>,
         #[serde(skip_serializing_if = "Option::is_none")]
         pub range: Option<(f64, f64)>,
-        #[serde(
-            rename = "trailingComments",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub trailing_comments: Option<Vec<Comment>>,
-        #[serde(rename = "type")]
         pub type_: EmptyStatementType,
     }
 
@@ -3801,15 +3530,12 @@ pub mod types {
     }
 
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
+    #[serde(rename_all = "camelCase")]
     pub struct ExportAllDeclaration {
         pub attributes: Vec<ImportAttribute>,
         #[serde(deserialize_with = "Option::deserialize")]
         pub exported: Option<ExportAllDeclarationExported>,
-        #[serde(
-            rename = "leadingComments",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub leading_comments: Option<Vec<Comment>>,
         #[serde(
             default,
@@ -3820,13 +3546,8 @@ pub mod types {
         #[serde(skip_serializing_if = "Option::is_none")]
         pub range: Option<(f64, f64)>,
         pub source: Literal,
-        #[serde(
-            rename = "trailingComments",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub trailing_comments: Option<Vec<Comment>>,
-        #[serde(rename = "type")]
         pub type_: ExportAllDeclarationType,
     }
 
@@ -3923,13 +3644,10 @@ pub mod types {
     }
 
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
+    #[serde(rename_all = "camelCase")]
     pub struct ExportDefaultDeclaration {
         pub declaration: ExportDefaultDeclarationDeclaration,
-        #[serde(
-            rename = "leadingComments",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub leading_comments: Option<Vec<Comment>>,
         #[serde(
             default,
@@ -3939,13 +3657,8 @@ pub mod types {
         pub loc: Option<Option<SourceLocation>>,
         #[serde(skip_serializing_if = "Option::is_none")]
         pub range: Option<(f64, f64)>,
-        #[serde(
-            rename = "trailingComments",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub trailing_comments: Option<Vec<Comment>>,
-        #[serde(rename = "type")]
         pub type_: ExportDefaultDeclarationType,
     }
 
@@ -4035,6 +3748,7 @@ pub mod types {
     }
 
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
+    #[serde(rename_all = "camelCase")]
     pub struct ExportNamedDeclaration {
         pub attributes: Vec<ImportAttribute>,
         #[serde(
@@ -4043,11 +3757,7 @@ pub mod types {
             deserialize_with = "mcp_bindgen::__private::present"
         )]
         pub declaration: Option<Option<ExportNamedDeclarationDeclaration>>,
-        #[serde(
-            rename = "leadingComments",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub leading_comments: Option<Vec<Comment>>,
         #[serde(
             default,
@@ -4064,13 +3774,8 @@ pub mod types {
         )]
         pub source: Option<Option<ExportNamedDeclarationSource>>,
         pub specifiers: Vec<ExportSpecifier>,
-        #[serde(
-            rename = "trailingComments",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub trailing_comments: Option<Vec<Comment>>,
-        #[serde(rename = "type")]
         pub type_: ExportNamedDeclarationType,
     }
 
@@ -4232,13 +3937,10 @@ pub mod types {
     }
 
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
+    #[serde(rename_all = "camelCase")]
     pub struct ExportSpecifier {
         pub exported: ExportSpecifierExported,
-        #[serde(
-            rename = "leadingComments",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub leading_comments: Option<Vec<Comment>>,
         #[serde(
             default,
@@ -4249,13 +3951,8 @@ pub mod types {
         pub local: ExportSpecifierLocal,
         #[serde(skip_serializing_if = "Option::is_none")]
         pub range: Option<(f64, f64)>,
-        #[serde(
-            rename = "trailingComments",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub trailing_comments: Option<Vec<Comment>>,
-        #[serde(rename = "type")]
         pub type_: ExportSpecifierType,
     }
 
@@ -4579,67 +4276,40 @@ pub mod types {
     }
 
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
+    #[serde(rename_all = "PascalCase")]
     pub struct ExpressionMap {
-        #[serde(rename = "ArrayExpression")]
         pub array_expression: ArrayExpression,
-        #[serde(rename = "ArrowFunctionExpression")]
         pub arrow_function_expression: ArrowFunctionExpression,
-        #[serde(rename = "AssignmentExpression")]
         pub assignment_expression: AssignmentExpression,
-        #[serde(rename = "AwaitExpression")]
         pub await_expression: AwaitExpression,
-        #[serde(rename = "BinaryExpression")]
         pub binary_expression: BinaryExpression,
-        #[serde(rename = "CallExpression")]
         pub call_expression: CallExpression,
-        #[serde(rename = "ChainExpression")]
         pub chain_expression: ChainExpression,
-        #[serde(rename = "ClassExpression")]
         pub class_expression: ClassExpression,
-        #[serde(rename = "ConditionalExpression")]
         pub conditional_expression: ConditionalExpression,
-        #[serde(rename = "FunctionExpression")]
         pub function_expression: FunctionExpression,
-        #[serde(rename = "Identifier")]
         pub identifier: Identifier,
-        #[serde(rename = "ImportExpression")]
         pub import_expression: ImportExpression,
-        #[serde(rename = "Literal")]
         pub literal: Literal,
-        #[serde(rename = "LogicalExpression")]
         pub logical_expression: LogicalExpression,
-        #[serde(rename = "MemberExpression")]
         pub member_expression: MemberExpression,
-        #[serde(rename = "MetaProperty")]
         pub meta_property: MetaProperty,
-        #[serde(rename = "NewExpression")]
         pub new_expression: NewExpression,
-        #[serde(rename = "ObjectExpression")]
         pub object_expression: ObjectExpression,
-        #[serde(rename = "SequenceExpression")]
         pub sequence_expression: SequenceExpression,
-        #[serde(rename = "TaggedTemplateExpression")]
         pub tagged_template_expression: TaggedTemplateExpression,
-        #[serde(rename = "TemplateLiteral")]
         pub template_literal: TemplateLiteral,
-        #[serde(rename = "ThisExpression")]
         pub this_expression: ThisExpression,
-        #[serde(rename = "UnaryExpression")]
         pub unary_expression: UnaryExpression,
-        #[serde(rename = "UpdateExpression")]
         pub update_expression: UpdateExpression,
-        #[serde(rename = "YieldExpression")]
         pub yield_expression: YieldExpression,
     }
 
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
+    #[serde(rename_all = "camelCase")]
     pub struct ExpressionStatement {
         pub expression: Expression,
-        #[serde(
-            rename = "leadingComments",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub leading_comments: Option<Vec<Comment>>,
         #[serde(
             default,
@@ -4649,13 +4319,8 @@ pub mod types {
         pub loc: Option<Option<SourceLocation>>,
         #[serde(skip_serializing_if = "Option::is_none")]
         pub range: Option<(f64, f64)>,
-        #[serde(
-            rename = "trailingComments",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub trailing_comments: Option<Vec<Comment>>,
-        #[serde(rename = "type")]
         pub type_: ExpressionStatementType,
     }
 
@@ -4719,13 +4384,10 @@ pub mod types {
     }
 
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
+    #[serde(rename_all = "camelCase")]
     pub struct ForInStatement {
         pub body: Statement,
-        #[serde(
-            rename = "leadingComments",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub leading_comments: Option<Vec<Comment>>,
         pub left: BaseForXStatementLeft,
         #[serde(
@@ -4737,13 +4399,8 @@ pub mod types {
         #[serde(skip_serializing_if = "Option::is_none")]
         pub range: Option<(f64, f64)>,
         pub right: Expression,
-        #[serde(
-            rename = "trailingComments",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub trailing_comments: Option<Vec<Comment>>,
-        #[serde(rename = "type")]
         pub type_: ForInStatementType,
     }
 
@@ -4807,15 +4464,11 @@ pub mod types {
     }
 
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
+    #[serde(rename_all = "camelCase")]
     pub struct ForOfStatement {
-        #[serde(rename = "await")]
         pub await_: bool,
         pub body: Statement,
-        #[serde(
-            rename = "leadingComments",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub leading_comments: Option<Vec<Comment>>,
         pub left: BaseForXStatementLeft,
         #[serde(
@@ -4827,13 +4480,8 @@ pub mod types {
         #[serde(skip_serializing_if = "Option::is_none")]
         pub range: Option<(f64, f64)>,
         pub right: Expression,
-        #[serde(
-            rename = "trailingComments",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub trailing_comments: Option<Vec<Comment>>,
-        #[serde(rename = "type")]
         pub type_: ForOfStatementType,
     }
 
@@ -4897,15 +4545,12 @@ pub mod types {
     }
 
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
+    #[serde(rename_all = "camelCase")]
     pub struct ForStatement {
         pub body: Statement,
         #[serde(skip_serializing_if = "Option::is_none")]
         pub init: Option<ForStatementInit>,
-        #[serde(
-            rename = "leadingComments",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub leading_comments: Option<Vec<Comment>>,
         #[serde(
             default,
@@ -4921,13 +4566,8 @@ pub mod types {
             deserialize_with = "mcp_bindgen::__private::present"
         )]
         pub test: Option<Option<Expression>>,
-        #[serde(
-            rename = "trailingComments",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub trailing_comments: Option<Vec<Comment>>,
-        #[serde(rename = "type")]
         pub type_: ForStatementType,
         #[serde(
             default,
@@ -5117,18 +4757,15 @@ pub mod types {
     }
 
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
+    #[serde(rename_all = "camelCase")]
     pub struct FunctionDeclaration {
-        #[serde(rename = "async", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         pub async_: Option<bool>,
         pub body: BlockStatement,
         #[serde(skip_serializing_if = "Option::is_none")]
         pub generator: Option<bool>,
         pub id: Identifier,
-        #[serde(
-            rename = "leadingComments",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub leading_comments: Option<Vec<Comment>>,
         #[serde(
             default,
@@ -5139,19 +4776,15 @@ pub mod types {
         pub params: Vec<Pattern>,
         #[serde(skip_serializing_if = "Option::is_none")]
         pub range: Option<(f64, f64)>,
-        #[serde(
-            rename = "trailingComments",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub trailing_comments: Option<Vec<Comment>>,
-        #[serde(rename = "type")]
         pub type_: MaybeNamedFunctionDeclarationType,
     }
 
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
+    #[serde(rename_all = "camelCase")]
     pub struct FunctionExpression {
-        #[serde(rename = "async", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         pub async_: Option<bool>,
         pub body: BlockStatement,
         #[serde(skip_serializing_if = "Option::is_none")]
@@ -5162,11 +4795,7 @@ pub mod types {
             deserialize_with = "mcp_bindgen::__private::present"
         )]
         pub id: Option<Option<Identifier>>,
-        #[serde(
-            rename = "leadingComments",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub leading_comments: Option<Vec<Comment>>,
         #[serde(
             default,
@@ -5177,13 +4806,8 @@ pub mod types {
         pub params: Vec<Pattern>,
         #[serde(skip_serializing_if = "Option::is_none")]
         pub range: Option<(f64, f64)>,
-        #[serde(
-            rename = "trailingComments",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub trailing_comments: Option<Vec<Comment>>,
-        #[serde(rename = "type")]
         pub type_: FunctionExpressionType,
     }
 
@@ -5247,12 +4871,9 @@ pub mod types {
     }
 
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
+    #[serde(rename_all = "camelCase")]
     pub struct Identifier {
-        #[serde(
-            rename = "leadingComments",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub leading_comments: Option<Vec<Comment>>,
         #[serde(
             default,
@@ -5263,13 +4884,8 @@ pub mod types {
         pub name: String,
         #[serde(skip_serializing_if = "Option::is_none")]
         pub range: Option<(f64, f64)>,
-        #[serde(
-            rename = "trailingComments",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub trailing_comments: Option<Vec<Comment>>,
-        #[serde(rename = "type")]
         pub type_: IdentifierType,
     }
 
@@ -5333,6 +4949,7 @@ pub mod types {
     }
 
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
+    #[serde(rename_all = "camelCase")]
     pub struct IfStatement {
         #[serde(
             default,
@@ -5341,11 +4958,7 @@ pub mod types {
         )]
         pub alternate: Option<Option<IfStatementAlternate>>,
         pub consequent: Statement,
-        #[serde(
-            rename = "leadingComments",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub leading_comments: Option<Vec<Comment>>,
         #[serde(
             default,
@@ -5356,13 +4969,8 @@ pub mod types {
         #[serde(skip_serializing_if = "Option::is_none")]
         pub range: Option<(f64, f64)>,
         pub test: Expression,
-        #[serde(
-            rename = "trailingComments",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub trailing_comments: Option<Vec<Comment>>,
-        #[serde(rename = "type")]
         pub type_: IfStatementType,
     }
 
@@ -5916,13 +5524,10 @@ pub mod types {
     }
 
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
+    #[serde(rename_all = "camelCase")]
     pub struct ImportAttribute {
         pub key: ImportAttributeKey,
-        #[serde(
-            rename = "leadingComments",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub leading_comments: Option<Vec<Comment>>,
         #[serde(
             default,
@@ -5932,13 +5537,8 @@ pub mod types {
         pub loc: Option<Option<SourceLocation>>,
         #[serde(skip_serializing_if = "Option::is_none")]
         pub range: Option<(f64, f64)>,
-        #[serde(
-            rename = "trailingComments",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub trailing_comments: Option<Vec<Comment>>,
-        #[serde(rename = "type")]
         pub type_: ImportAttributeType,
         pub value: Literal,
     }
@@ -6036,13 +5636,10 @@ pub mod types {
     }
 
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
+    #[serde(rename_all = "camelCase")]
     pub struct ImportDeclaration {
         pub attributes: Vec<ImportAttribute>,
-        #[serde(
-            rename = "leadingComments",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub leading_comments: Option<Vec<Comment>>,
         #[serde(
             default,
@@ -6054,13 +5651,8 @@ pub mod types {
         pub range: Option<(f64, f64)>,
         pub source: Literal,
         pub specifiers: Vec<ImportDeclarationSpecifiersItem>,
-        #[serde(
-            rename = "trailingComments",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub trailing_comments: Option<Vec<Comment>>,
-        #[serde(rename = "type")]
         pub type_: ImportDeclarationType,
     }
 
@@ -6187,12 +5779,9 @@ pub mod types {
     }
 
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
+    #[serde(rename_all = "camelCase")]
     pub struct ImportDefaultSpecifier {
-        #[serde(
-            rename = "leadingComments",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub leading_comments: Option<Vec<Comment>>,
         #[serde(
             default,
@@ -6203,13 +5792,8 @@ pub mod types {
         pub local: Identifier,
         #[serde(skip_serializing_if = "Option::is_none")]
         pub range: Option<(f64, f64)>,
-        #[serde(
-            rename = "trailingComments",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub trailing_comments: Option<Vec<Comment>>,
-        #[serde(rename = "type")]
         pub type_: ImportDefaultSpecifierType,
     }
 
@@ -6273,12 +5857,9 @@ pub mod types {
     }
 
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
+    #[serde(rename_all = "camelCase")]
     pub struct ImportExpression {
-        #[serde(
-            rename = "leadingComments",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub leading_comments: Option<Vec<Comment>>,
         #[serde(
             default,
@@ -6295,13 +5876,8 @@ pub mod types {
         #[serde(skip_serializing_if = "Option::is_none")]
         pub range: Option<(f64, f64)>,
         pub source: Box<Expression>,
-        #[serde(
-            rename = "trailingComments",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub trailing_comments: Option<Vec<Comment>>,
-        #[serde(rename = "type")]
         pub type_: ImportExpressionType,
     }
 
@@ -6365,12 +5941,9 @@ pub mod types {
     }
 
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
+    #[serde(rename_all = "camelCase")]
     pub struct ImportNamespaceSpecifier {
-        #[serde(
-            rename = "leadingComments",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub leading_comments: Option<Vec<Comment>>,
         #[serde(
             default,
@@ -6381,13 +5954,8 @@ pub mod types {
         pub local: Identifier,
         #[serde(skip_serializing_if = "Option::is_none")]
         pub range: Option<(f64, f64)>,
-        #[serde(
-            rename = "trailingComments",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub trailing_comments: Option<Vec<Comment>>,
-        #[serde(rename = "type")]
         pub type_: ImportNamespaceSpecifierType,
     }
 
@@ -6451,13 +6019,10 @@ pub mod types {
     }
 
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
+    #[serde(rename_all = "camelCase")]
     pub struct ImportSpecifier {
         pub imported: ImportSpecifierImported,
-        #[serde(
-            rename = "leadingComments",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub leading_comments: Option<Vec<Comment>>,
         #[serde(
             default,
@@ -6468,13 +6033,8 @@ pub mod types {
         pub local: Identifier,
         #[serde(skip_serializing_if = "Option::is_none")]
         pub range: Option<(f64, f64)>,
-        #[serde(
-            rename = "trailingComments",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub trailing_comments: Option<Vec<Comment>>,
-        #[serde(rename = "type")]
         pub type_: ImportSpecifierType,
     }
 
@@ -6571,14 +6131,11 @@ pub mod types {
     }
 
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
+    #[serde(rename_all = "camelCase")]
     pub struct LabeledStatement {
         pub body: Statement,
         pub label: Identifier,
-        #[serde(
-            rename = "leadingComments",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub leading_comments: Option<Vec<Comment>>,
         #[serde(
             default,
@@ -6588,13 +6145,8 @@ pub mod types {
         pub loc: Option<Option<SourceLocation>>,
         #[serde(skip_serializing_if = "Option::is_none")]
         pub range: Option<(f64, f64)>,
-        #[serde(
-            rename = "trailingComments",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub trailing_comments: Option<Vec<Comment>>,
-        #[serde(rename = "type")]
         pub type_: LabeledStatementType,
     }
 
@@ -6684,12 +6236,9 @@ pub mod types {
     }
 
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
+    #[serde(rename_all = "camelCase")]
     pub struct LogicalExpression {
-        #[serde(
-            rename = "leadingComments",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub leading_comments: Option<Vec<Comment>>,
         pub left: Box<Expression>,
         #[serde(
@@ -6702,13 +6251,8 @@ pub mod types {
         #[serde(skip_serializing_if = "Option::is_none")]
         pub range: Option<(f64, f64)>,
         pub right: Box<Expression>,
-        #[serde(
-            rename = "trailingComments",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub trailing_comments: Option<Vec<Comment>>,
-        #[serde(rename = "type")]
         pub type_: LogicalExpressionType,
     }
 
@@ -6840,16 +6384,13 @@ pub mod types {
     }
 
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
+    #[serde(rename_all = "camelCase")]
     pub struct MaybeNamedClassDeclaration {
         pub body: ClassBody,
         /// It is null when a class declaration is a part of the `export default class` statement
         #[serde(deserialize_with = "Option::deserialize")]
         pub id: Option<Identifier>,
-        #[serde(
-            rename = "leadingComments",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub leading_comments: Option<Vec<Comment>>,
         #[serde(
             default,
@@ -6860,19 +6401,13 @@ pub mod types {
         #[serde(skip_serializing_if = "Option::is_none")]
         pub range: Option<(f64, f64)>,
         #[serde(
-            rename = "superClass",
             default,
             skip_serializing_if = "Option::is_none",
             deserialize_with = "mcp_bindgen::__private::present"
         )]
         pub super_class: Option<Option<Expression>>,
-        #[serde(
-            rename = "trailingComments",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub trailing_comments: Option<Vec<Comment>>,
-        #[serde(rename = "type")]
         pub type_: MaybeNamedClassDeclarationType,
     }
 
@@ -6936,8 +6471,9 @@ pub mod types {
     }
 
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
+    #[serde(rename_all = "camelCase")]
     pub struct MaybeNamedFunctionDeclaration {
-        #[serde(rename = "async", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         pub async_: Option<bool>,
         pub body: BlockStatement,
         #[serde(skip_serializing_if = "Option::is_none")]
@@ -6945,11 +6481,7 @@ pub mod types {
         /// It is null when a function declaration is a part of the `export default function` statement
         #[serde(deserialize_with = "Option::deserialize")]
         pub id: Option<Identifier>,
-        #[serde(
-            rename = "leadingComments",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub leading_comments: Option<Vec<Comment>>,
         #[serde(
             default,
@@ -6960,13 +6492,8 @@ pub mod types {
         pub params: Vec<Pattern>,
         #[serde(skip_serializing_if = "Option::is_none")]
         pub range: Option<(f64, f64)>,
-        #[serde(
-            rename = "trailingComments",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub trailing_comments: Option<Vec<Comment>>,
-        #[serde(rename = "type")]
         pub type_: MaybeNamedFunctionDeclarationType,
     }
 
@@ -7030,13 +6557,10 @@ pub mod types {
     }
 
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
+    #[serde(rename_all = "camelCase")]
     pub struct MemberExpression {
         pub computed: bool,
-        #[serde(
-            rename = "leadingComments",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub leading_comments: Option<Vec<Comment>>,
         #[serde(
             default,
@@ -7049,13 +6573,8 @@ pub mod types {
         pub property: MemberExpressionProperty,
         #[serde(skip_serializing_if = "Option::is_none")]
         pub range: Option<(f64, f64)>,
-        #[serde(
-            rename = "trailingComments",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub trailing_comments: Option<Vec<Comment>>,
-        #[serde(rename = "type")]
         pub type_: MemberExpressionType,
     }
 
@@ -7157,12 +6676,9 @@ pub mod types {
     }
 
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
+    #[serde(rename_all = "camelCase")]
     pub struct MetaProperty {
-        #[serde(
-            rename = "leadingComments",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub leading_comments: Option<Vec<Comment>>,
         #[serde(
             default,
@@ -7174,13 +6690,8 @@ pub mod types {
         pub property: Identifier,
         #[serde(skip_serializing_if = "Option::is_none")]
         pub range: Option<(f64, f64)>,
-        #[serde(
-            rename = "trailingComments",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub trailing_comments: Option<Vec<Comment>>,
-        #[serde(rename = "type")]
         pub type_: MetaPropertyType,
     }
 
@@ -7244,15 +6755,12 @@ pub mod types {
     }
 
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
+    #[serde(rename_all = "camelCase")]
     pub struct MethodDefinition {
         pub computed: bool,
         pub key: MethodDefinitionKey,
         pub kind: MethodDefinitionKind,
-        #[serde(
-            rename = "leadingComments",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub leading_comments: Option<Vec<Comment>>,
         #[serde(
             default,
@@ -7262,15 +6770,9 @@ pub mod types {
         pub loc: Option<Option<SourceLocation>>,
         #[serde(skip_serializing_if = "Option::is_none")]
         pub range: Option<(f64, f64)>,
-        #[serde(rename = "static")]
         pub static_: bool,
-        #[serde(
-            rename = "trailingComments",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub trailing_comments: Option<Vec<Comment>>,
-        #[serde(rename = "type")]
         pub type_: MethodDefinitionType,
         pub value: FunctionExpression,
     }
@@ -7306,14 +6808,11 @@ pub mod types {
         PartialEq,
         PartialOrd
     )]
+    #[serde(rename_all = "snake_case")]
     pub enum MethodDefinitionKind {
-        #[serde(rename = "constructor")]
         Constructor,
-        #[serde(rename = "method")]
         Method,
-        #[serde(rename = "get")]
         Get,
-        #[serde(rename = "set")]
         Set,
     }
 
@@ -7626,14 +7125,11 @@ pub mod types {
     }
 
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
+    #[serde(rename_all = "camelCase")]
     pub struct NewExpression {
         pub arguments: Vec<NewExpressionArgumentsItem>,
         pub callee: NewExpressionCallee,
-        #[serde(
-            rename = "leadingComments",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub leading_comments: Option<Vec<Comment>>,
         #[serde(
             default,
@@ -7643,13 +7139,8 @@ pub mod types {
         pub loc: Option<Option<SourceLocation>>,
         #[serde(skip_serializing_if = "Option::is_none")]
         pub range: Option<(f64, f64)>,
-        #[serde(
-            rename = "trailingComments",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub trailing_comments: Option<Vec<Comment>>,
-        #[serde(rename = "type")]
         pub type_: NewExpressionType,
     }
 
@@ -7910,60 +7401,36 @@ pub mod types {
     }
 
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
+    #[serde(rename_all = "PascalCase")]
     pub struct NodeMap {
-        #[serde(rename = "AssignmentProperty")]
         pub assignment_property: AssignmentProperty,
-        #[serde(rename = "CatchClause")]
         pub catch_clause: CatchClause,
-        #[serde(rename = "Class")]
         pub class: Class,
-        #[serde(rename = "ClassBody")]
         pub class_body: ClassBody,
-        #[serde(rename = "Expression")]
         pub expression: Expression,
-        #[serde(rename = "Function")]
         pub function: Function,
-        #[serde(rename = "Identifier")]
         pub identifier: Identifier,
-        #[serde(rename = "Literal")]
         pub literal: Literal,
-        #[serde(rename = "MethodDefinition")]
         pub method_definition: MethodDefinition,
-        #[serde(rename = "ModuleDeclaration")]
         pub module_declaration: ModuleDeclaration,
-        #[serde(rename = "ModuleSpecifier")]
         pub module_specifier: ModuleSpecifier,
-        #[serde(rename = "Pattern")]
         pub pattern: Pattern,
-        #[serde(rename = "PrivateIdentifier")]
         pub private_identifier: PrivateIdentifier,
-        #[serde(rename = "Program")]
         pub program: Program,
-        #[serde(rename = "Property")]
         pub property: Property,
-        #[serde(rename = "PropertyDefinition")]
         pub property_definition: PropertyDefinition,
-        #[serde(rename = "SpreadElement")]
         pub spread_element: SpreadElement,
-        #[serde(rename = "Statement")]
         pub statement: Statement,
-        #[serde(rename = "Super")]
         pub super_: Super,
-        #[serde(rename = "SwitchCase")]
         pub switch_case: SwitchCase,
-        #[serde(rename = "TemplateElement")]
         pub template_element: TemplateElement,
-        #[serde(rename = "VariableDeclarator")]
         pub variable_declarator: VariableDeclarator,
     }
 
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
+    #[serde(rename_all = "camelCase")]
     pub struct ObjectExpression {
-        #[serde(
-            rename = "leadingComments",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub leading_comments: Option<Vec<Comment>>,
         #[serde(
             default,
@@ -7974,13 +7441,8 @@ pub mod types {
         pub properties: Vec<ObjectExpressionPropertiesItem>,
         #[serde(skip_serializing_if = "Option::is_none")]
         pub range: Option<(f64, f64)>,
-        #[serde(
-            rename = "trailingComments",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub trailing_comments: Option<Vec<Comment>>,
-        #[serde(rename = "type")]
         pub type_: ObjectExpressionType,
     }
 
@@ -8130,12 +7592,9 @@ pub mod types {
     }
 
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
+    #[serde(rename_all = "camelCase")]
     pub struct ObjectPattern {
-        #[serde(
-            rename = "leadingComments",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub leading_comments: Option<Vec<Comment>>,
         #[serde(
             default,
@@ -8146,13 +7605,8 @@ pub mod types {
         pub properties: Vec<ObjectPatternPropertiesItem>,
         #[serde(skip_serializing_if = "Option::is_none")]
         pub range: Option<(f64, f64)>,
-        #[serde(
-            rename = "trailingComments",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub trailing_comments: Option<Vec<Comment>>,
-        #[serde(rename = "type")]
         pub type_: ObjectPatternType,
     }
 
@@ -8454,12 +7908,9 @@ pub mod types {
     }
 
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
+    #[serde(rename_all = "camelCase")]
     pub struct PrivateIdentifier {
-        #[serde(
-            rename = "leadingComments",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub leading_comments: Option<Vec<Comment>>,
         #[serde(
             default,
@@ -8470,13 +7921,8 @@ pub mod types {
         pub name: String,
         #[serde(skip_serializing_if = "Option::is_none")]
         pub range: Option<(f64, f64)>,
-        #[serde(
-            rename = "trailingComments",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub trailing_comments: Option<Vec<Comment>>,
-        #[serde(rename = "type")]
         pub type_: PrivateIdentifierType,
     }
 
@@ -8540,15 +7986,12 @@ pub mod types {
     }
 
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
+    #[serde(rename_all = "camelCase")]
     pub struct Program {
         pub body: Vec<ProgramBodyItem>,
         #[serde(default, skip_serializing_if = "Option::is_none")]
         pub comments: Option<Vec<Comment>>,
-        #[serde(
-            rename = "leadingComments",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub leading_comments: Option<Vec<Comment>>,
         #[serde(
             default,
@@ -8558,15 +8001,9 @@ pub mod types {
         pub loc: Option<Option<SourceLocation>>,
         #[serde(skip_serializing_if = "Option::is_none")]
         pub range: Option<(f64, f64)>,
-        #[serde(rename = "sourceType")]
         pub source_type: ProgramSourceType,
-        #[serde(
-            rename = "trailingComments",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub trailing_comments: Option<Vec<Comment>>,
-        #[serde(rename = "type")]
         pub type_: ProgramType,
     }
 
@@ -8776,10 +8213,9 @@ pub mod types {
         PartialEq,
         PartialOrd
     )]
+    #[serde(rename_all = "snake_case")]
     pub enum ProgramSourceType {
-        #[serde(rename = "script")]
         Script,
-        #[serde(rename = "module")]
         Module,
     }
 
@@ -8888,15 +8324,12 @@ pub mod types {
     }
 
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
+    #[serde(rename_all = "camelCase")]
     pub struct Property {
         pub computed: bool,
         pub key: PropertyKey,
         pub kind: PropertyKind,
-        #[serde(
-            rename = "leadingComments",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub leading_comments: Option<Vec<Comment>>,
         #[serde(
             default,
@@ -8908,26 +8341,18 @@ pub mod types {
         #[serde(skip_serializing_if = "Option::is_none")]
         pub range: Option<(f64, f64)>,
         pub shorthand: bool,
-        #[serde(
-            rename = "trailingComments",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub trailing_comments: Option<Vec<Comment>>,
-        #[serde(rename = "type")]
         pub type_: PropertyType,
         pub value: PropertyValue,
     }
 
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
+    #[serde(rename_all = "camelCase")]
     pub struct PropertyDefinition {
         pub computed: bool,
         pub key: PropertyDefinitionKey,
-        #[serde(
-            rename = "leadingComments",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub leading_comments: Option<Vec<Comment>>,
         #[serde(
             default,
@@ -8937,15 +8362,9 @@ pub mod types {
         pub loc: Option<Option<SourceLocation>>,
         #[serde(skip_serializing_if = "Option::is_none")]
         pub range: Option<(f64, f64)>,
-        #[serde(rename = "static")]
         pub static_: bool,
-        #[serde(
-            rename = "trailingComments",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub trailing_comments: Option<Vec<Comment>>,
-        #[serde(rename = "type")]
         pub type_: PropertyDefinitionType,
         #[serde(
             default,
@@ -9064,12 +8483,10 @@ pub mod types {
         PartialEq,
         PartialOrd
     )]
+    #[serde(rename_all = "snake_case")]
     pub enum PropertyKind {
-        #[serde(rename = "init")]
         Init,
-        #[serde(rename = "get")]
         Get,
-        #[serde(rename = "set")]
         Set,
     }
 
@@ -9199,12 +8616,9 @@ pub mod types {
     }
 
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
+    #[serde(rename_all = "camelCase")]
     pub struct RegExpLiteral {
-        #[serde(
-            rename = "leadingComments",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub leading_comments: Option<Vec<Comment>>,
         #[serde(
             default,
@@ -9217,13 +8631,8 @@ pub mod types {
         #[serde(skip_serializing_if = "Option::is_none")]
         pub raw: Option<String>,
         pub regex: RegExpLiteralRegex,
-        #[serde(
-            rename = "trailingComments",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub trailing_comments: Option<Vec<Comment>>,
-        #[serde(rename = "type")]
         pub type_: RegExpLiteralType,
         #[serde(
             default,
@@ -9299,13 +8708,10 @@ pub mod types {
     }
 
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
+    #[serde(rename_all = "camelCase")]
     pub struct RestElement {
         pub argument: Pattern,
-        #[serde(
-            rename = "leadingComments",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub leading_comments: Option<Vec<Comment>>,
         #[serde(
             default,
@@ -9315,13 +8721,8 @@ pub mod types {
         pub loc: Option<Option<SourceLocation>>,
         #[serde(skip_serializing_if = "Option::is_none")]
         pub range: Option<(f64, f64)>,
-        #[serde(
-            rename = "trailingComments",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub trailing_comments: Option<Vec<Comment>>,
-        #[serde(rename = "type")]
         pub type_: RestElementType,
     }
 
@@ -9385,6 +8786,7 @@ pub mod types {
     }
 
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
+    #[serde(rename_all = "camelCase")]
     pub struct ReturnStatement {
         #[serde(
             default,
@@ -9392,11 +8794,7 @@ pub mod types {
             deserialize_with = "mcp_bindgen::__private::present"
         )]
         pub argument: Option<Option<Expression>>,
-        #[serde(
-            rename = "leadingComments",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub leading_comments: Option<Vec<Comment>>,
         #[serde(
             default,
@@ -9406,13 +8804,8 @@ pub mod types {
         pub loc: Option<Option<SourceLocation>>,
         #[serde(skip_serializing_if = "Option::is_none")]
         pub range: Option<(f64, f64)>,
-        #[serde(
-            rename = "trailingComments",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub trailing_comments: Option<Vec<Comment>>,
-        #[serde(rename = "type")]
         pub type_: ReturnStatementType,
     }
 
@@ -9476,13 +8869,10 @@ pub mod types {
     }
 
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
+    #[serde(rename_all = "camelCase")]
     pub struct SequenceExpression {
         pub expressions: Vec<Expression>,
-        #[serde(
-            rename = "leadingComments",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub leading_comments: Option<Vec<Comment>>,
         #[serde(
             default,
@@ -9492,13 +8882,8 @@ pub mod types {
         pub loc: Option<Option<SourceLocation>>,
         #[serde(skip_serializing_if = "Option::is_none")]
         pub range: Option<(f64, f64)>,
-        #[serde(
-            rename = "trailingComments",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub trailing_comments: Option<Vec<Comment>>,
-        #[serde(rename = "type")]
         pub type_: SequenceExpressionType,
     }
 
@@ -9562,14 +8947,11 @@ pub mod types {
     }
 
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
+    #[serde(rename_all = "camelCase")]
     pub struct SimpleCallExpression {
         pub arguments: Vec<SimpleCallExpressionArgumentsItem>,
         pub callee: SimpleCallExpressionCallee,
-        #[serde(
-            rename = "leadingComments",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub leading_comments: Option<Vec<Comment>>,
         #[serde(
             default,
@@ -9580,13 +8962,8 @@ pub mod types {
         pub optional: bool,
         #[serde(skip_serializing_if = "Option::is_none")]
         pub range: Option<(f64, f64)>,
-        #[serde(
-            rename = "trailingComments",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub trailing_comments: Option<Vec<Comment>>,
-        #[serde(rename = "type")]
         pub type_: SimpleCallExpressionType,
     }
 
@@ -9688,12 +9065,9 @@ pub mod types {
     }
 
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
+    #[serde(rename_all = "camelCase")]
     pub struct SimpleLiteral {
-        #[serde(
-            rename = "leadingComments",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub leading_comments: Option<Vec<Comment>>,
         #[serde(
             default,
@@ -9705,13 +9079,8 @@ pub mod types {
         pub range: Option<(f64, f64)>,
         #[serde(skip_serializing_if = "Option::is_none")]
         pub raw: Option<String>,
-        #[serde(
-            rename = "trailingComments",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub trailing_comments: Option<Vec<Comment>>,
-        #[serde(rename = "type")]
         pub type_: SimpleLiteralType,
         pub value: SimpleLiteralValue,
     }
@@ -9809,13 +9178,10 @@ pub mod types {
     }
 
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
+    #[serde(rename_all = "camelCase")]
     pub struct SpreadElement {
         pub argument: Expression,
-        #[serde(
-            rename = "leadingComments",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub leading_comments: Option<Vec<Comment>>,
         #[serde(
             default,
@@ -9825,13 +9191,8 @@ pub mod types {
         pub loc: Option<Option<SourceLocation>>,
         #[serde(skip_serializing_if = "Option::is_none")]
         pub range: Option<(f64, f64)>,
-        #[serde(
-            rename = "trailingComments",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub trailing_comments: Option<Vec<Comment>>,
-        #[serde(rename = "type")]
         pub type_: SpreadElementType,
     }
 
@@ -10385,19 +9746,12 @@ pub mod types {
     }
 
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
+    #[serde(rename_all = "camelCase")]
     pub struct StaticBlock {
         pub body: Vec<Statement>,
-        #[serde(
-            rename = "innerComments",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub inner_comments: Option<Vec<Comment>>,
-        #[serde(
-            rename = "leadingComments",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub leading_comments: Option<Vec<Comment>>,
         #[serde(
             default,
@@ -10407,13 +9761,8 @@ pub mod types {
         pub loc: Option<Option<SourceLocation>>,
         #[serde(skip_serializing_if = "Option::is_none")]
         pub range: Option<(f64, f64)>,
-        #[serde(
-            rename = "trailingComments",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub trailing_comments: Option<Vec<Comment>>,
-        #[serde(rename = "type")]
         pub type_: StaticBlockType,
     }
 
@@ -10477,12 +9826,9 @@ pub mod types {
     }
 
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
+    #[serde(rename_all = "camelCase")]
     pub struct Super {
-        #[serde(
-            rename = "leadingComments",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub leading_comments: Option<Vec<Comment>>,
         #[serde(
             default,
@@ -10492,13 +9838,8 @@ pub mod types {
         pub loc: Option<Option<SourceLocation>>,
         #[serde(skip_serializing_if = "Option::is_none")]
         pub range: Option<(f64, f64)>,
-        #[serde(
-            rename = "trailingComments",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub trailing_comments: Option<Vec<Comment>>,
-        #[serde(rename = "type")]
         pub type_: SuperType,
     }
 
@@ -10562,13 +9903,10 @@ pub mod types {
     }
 
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
+    #[serde(rename_all = "camelCase")]
     pub struct SwitchCase {
         pub consequent: Vec<Statement>,
-        #[serde(
-            rename = "leadingComments",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub leading_comments: Option<Vec<Comment>>,
         #[serde(
             default,
@@ -10584,13 +9922,8 @@ pub mod types {
             deserialize_with = "mcp_bindgen::__private::present"
         )]
         pub test: Option<Option<Expression>>,
-        #[serde(
-            rename = "trailingComments",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub trailing_comments: Option<Vec<Comment>>,
-        #[serde(rename = "type")]
         pub type_: SwitchCaseType,
     }
 
@@ -10654,14 +9987,11 @@ pub mod types {
     }
 
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
+    #[serde(rename_all = "camelCase")]
     pub struct SwitchStatement {
         pub cases: Vec<SwitchCase>,
         pub discriminant: Expression,
-        #[serde(
-            rename = "leadingComments",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub leading_comments: Option<Vec<Comment>>,
         #[serde(
             default,
@@ -10671,13 +10001,8 @@ pub mod types {
         pub loc: Option<Option<SourceLocation>>,
         #[serde(skip_serializing_if = "Option::is_none")]
         pub range: Option<(f64, f64)>,
-        #[serde(
-            rename = "trailingComments",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub trailing_comments: Option<Vec<Comment>>,
-        #[serde(rename = "type")]
         pub type_: SwitchStatementType,
     }
 
@@ -10741,12 +10066,9 @@ pub mod types {
     }
 
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
+    #[serde(rename_all = "camelCase")]
     pub struct TaggedTemplateExpression {
-        #[serde(
-            rename = "leadingComments",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub leading_comments: Option<Vec<Comment>>,
         #[serde(
             default,
@@ -10758,13 +10080,8 @@ pub mod types {
         #[serde(skip_serializing_if = "Option::is_none")]
         pub range: Option<(f64, f64)>,
         pub tag: Box<Expression>,
-        #[serde(
-            rename = "trailingComments",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub trailing_comments: Option<Vec<Comment>>,
-        #[serde(rename = "type")]
         pub type_: TaggedTemplateExpressionType,
     }
 
@@ -10828,12 +10145,9 @@ pub mod types {
     }
 
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
+    #[serde(rename_all = "camelCase")]
     pub struct TemplateElement {
-        #[serde(
-            rename = "leadingComments",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub leading_comments: Option<Vec<Comment>>,
         #[serde(
             default,
@@ -10844,13 +10158,8 @@ pub mod types {
         #[serde(skip_serializing_if = "Option::is_none")]
         pub range: Option<(f64, f64)>,
         pub tail: bool,
-        #[serde(
-            rename = "trailingComments",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub trailing_comments: Option<Vec<Comment>>,
-        #[serde(rename = "type")]
         pub type_: TemplateElementType,
         pub value: TemplateElementValue,
     }
@@ -10927,13 +10236,10 @@ pub mod types {
     }
 
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
+    #[serde(rename_all = "camelCase")]
     pub struct TemplateLiteral {
         pub expressions: Vec<Expression>,
-        #[serde(
-            rename = "leadingComments",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub leading_comments: Option<Vec<Comment>>,
         #[serde(
             default,
@@ -10944,13 +10250,8 @@ pub mod types {
         pub quasis: Vec<TemplateElement>,
         #[serde(skip_serializing_if = "Option::is_none")]
         pub range: Option<(f64, f64)>,
-        #[serde(
-            rename = "trailingComments",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub trailing_comments: Option<Vec<Comment>>,
-        #[serde(rename = "type")]
         pub type_: TemplateLiteralType,
     }
 
@@ -11014,12 +10315,9 @@ pub mod types {
     }
 
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
+    #[serde(rename_all = "camelCase")]
     pub struct ThisExpression {
-        #[serde(
-            rename = "leadingComments",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub leading_comments: Option<Vec<Comment>>,
         #[serde(
             default,
@@ -11029,13 +10327,8 @@ pub mod types {
         pub loc: Option<Option<SourceLocation>>,
         #[serde(skip_serializing_if = "Option::is_none")]
         pub range: Option<(f64, f64)>,
-        #[serde(
-            rename = "trailingComments",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub trailing_comments: Option<Vec<Comment>>,
-        #[serde(rename = "type")]
         pub type_: ThisExpressionType,
     }
 
@@ -11099,13 +10392,10 @@ pub mod types {
     }
 
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
+    #[serde(rename_all = "camelCase")]
     pub struct ThrowStatement {
         pub argument: Expression,
-        #[serde(
-            rename = "leadingComments",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub leading_comments: Option<Vec<Comment>>,
         #[serde(
             default,
@@ -11115,13 +10405,8 @@ pub mod types {
         pub loc: Option<Option<SourceLocation>>,
         #[serde(skip_serializing_if = "Option::is_none")]
         pub range: Option<(f64, f64)>,
-        #[serde(
-            rename = "trailingComments",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub trailing_comments: Option<Vec<Comment>>,
-        #[serde(rename = "type")]
         pub type_: ThrowStatementType,
     }
 
@@ -11185,6 +10470,7 @@ pub mod types {
     }
 
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
+    #[serde(rename_all = "camelCase")]
     pub struct TryStatement {
         pub block: BlockStatement,
         #[serde(
@@ -11199,11 +10485,7 @@ pub mod types {
             deserialize_with = "mcp_bindgen::__private::present"
         )]
         pub handler: Option<Option<CatchClause>>,
-        #[serde(
-            rename = "leadingComments",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub leading_comments: Option<Vec<Comment>>,
         #[serde(
             default,
@@ -11213,13 +10495,8 @@ pub mod types {
         pub loc: Option<Option<SourceLocation>>,
         #[serde(skip_serializing_if = "Option::is_none")]
         pub range: Option<(f64, f64)>,
-        #[serde(
-            rename = "trailingComments",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub trailing_comments: Option<Vec<Comment>>,
-        #[serde(rename = "type")]
         pub type_: TryStatementType,
     }
 
@@ -11283,13 +10560,10 @@ pub mod types {
     }
 
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
+    #[serde(rename_all = "camelCase")]
     pub struct UnaryExpression {
         pub argument: Box<Expression>,
-        #[serde(
-            rename = "leadingComments",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub leading_comments: Option<Vec<Comment>>,
         #[serde(
             default,
@@ -11301,13 +10575,8 @@ pub mod types {
         pub prefix: UnaryExpressionPrefix,
         #[serde(skip_serializing_if = "Option::is_none")]
         pub range: Option<(f64, f64)>,
-        #[serde(
-            rename = "trailingComments",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub trailing_comments: Option<Vec<Comment>>,
-        #[serde(rename = "type")]
         pub type_: UnaryExpressionType,
     }
 
@@ -11455,13 +10724,10 @@ pub mod types {
     }
 
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
+    #[serde(rename_all = "camelCase")]
     pub struct UpdateExpression {
         pub argument: Box<Expression>,
-        #[serde(
-            rename = "leadingComments",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub leading_comments: Option<Vec<Comment>>,
         #[serde(
             default,
@@ -11473,13 +10739,8 @@ pub mod types {
         pub prefix: bool,
         #[serde(skip_serializing_if = "Option::is_none")]
         pub range: Option<(f64, f64)>,
-        #[serde(
-            rename = "trailingComments",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub trailing_comments: Option<Vec<Comment>>,
-        #[serde(rename = "type")]
         pub type_: UpdateExpressionType,
     }
 
@@ -11607,14 +10868,11 @@ pub mod types {
     }
 
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
+    #[serde(rename_all = "camelCase")]
     pub struct VariableDeclaration {
         pub declarations: Vec<VariableDeclarator>,
         pub kind: VariableDeclarationKind,
-        #[serde(
-            rename = "leadingComments",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub leading_comments: Option<Vec<Comment>>,
         #[serde(
             default,
@@ -11624,13 +10882,8 @@ pub mod types {
         pub loc: Option<Option<SourceLocation>>,
         #[serde(skip_serializing_if = "Option::is_none")]
         pub range: Option<(f64, f64)>,
-        #[serde(
-            rename = "trailingComments",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub trailing_comments: Option<Vec<Comment>>,
-        #[serde(rename = "type")]
         pub type_: VariableDeclarationType,
     }
 
@@ -11770,6 +11023,7 @@ pub mod types {
     }
 
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
+    #[serde(rename_all = "camelCase")]
     pub struct VariableDeclarator {
         pub id: Pattern,
         #[serde(
@@ -11778,11 +11032,7 @@ pub mod types {
             deserialize_with = "mcp_bindgen::__private::present"
         )]
         pub init: Option<Option<Expression>>,
-        #[serde(
-            rename = "leadingComments",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub leading_comments: Option<Vec<Comment>>,
         #[serde(
             default,
@@ -11792,13 +11042,8 @@ pub mod types {
         pub loc: Option<Option<SourceLocation>>,
         #[serde(skip_serializing_if = "Option::is_none")]
         pub range: Option<(f64, f64)>,
-        #[serde(
-            rename = "trailingComments",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub trailing_comments: Option<Vec<Comment>>,
-        #[serde(rename = "type")]
         pub type_: VariableDeclaratorType,
     }
 
@@ -11862,13 +11107,10 @@ pub mod types {
     }
 
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
+    #[serde(rename_all = "camelCase")]
     pub struct WhileStatement {
         pub body: Statement,
-        #[serde(
-            rename = "leadingComments",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub leading_comments: Option<Vec<Comment>>,
         #[serde(
             default,
@@ -11879,13 +11121,8 @@ pub mod types {
         #[serde(skip_serializing_if = "Option::is_none")]
         pub range: Option<(f64, f64)>,
         pub test: Expression,
-        #[serde(
-            rename = "trailingComments",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub trailing_comments: Option<Vec<Comment>>,
-        #[serde(rename = "type")]
         pub type_: WhileStatementType,
     }
 
@@ -11949,13 +11186,10 @@ pub mod types {
     }
 
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
+    #[serde(rename_all = "camelCase")]
     pub struct WithStatement {
         pub body: Statement,
-        #[serde(
-            rename = "leadingComments",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub leading_comments: Option<Vec<Comment>>,
         #[serde(
             default,
@@ -11966,13 +11200,8 @@ pub mod types {
         pub object: Expression,
         #[serde(skip_serializing_if = "Option::is_none")]
         pub range: Option<(f64, f64)>,
-        #[serde(
-            rename = "trailingComments",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub trailing_comments: Option<Vec<Comment>>,
-        #[serde(rename = "type")]
         pub type_: WithStatementType,
     }
 
@@ -12036,6 +11265,7 @@ pub mod types {
     }
 
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
+    #[serde(rename_all = "camelCase")]
     pub struct YieldExpression {
         #[serde(
             default,
@@ -12044,11 +11274,7 @@ pub mod types {
         )]
         pub argument: Option<Box<Option<Expression>>>,
         pub delegate: bool,
-        #[serde(
-            rename = "leadingComments",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub leading_comments: Option<Vec<Comment>>,
         #[serde(
             default,
@@ -12058,13 +11284,8 @@ pub mod types {
         pub loc: Option<Option<SourceLocation>>,
         #[serde(skip_serializing_if = "Option::is_none")]
         pub range: Option<(f64, f64)>,
-        #[serde(
-            rename = "trailingComments",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub trailing_comments: Option<Vec<Comment>>,
-        #[serde(rename = "type")]
         pub type_: YieldExpressionType,
     }
 

@@ -35,12 +35,12 @@ pub mod types {
     ///
     /// http://www.softwareishard.com/blog/har-12-spec/#cache
     #[derive(Deserialize, Serialize, Clone, Debug, Default, PartialEq)]
+    #[serde(rename_all = "camelCase")]
     pub struct Cache {
         /// State of a cache entry after the request.
         ///
         /// Leave out this field if the information is not available.
         #[serde(
-            rename = "afterRequest",
             default,
             skip_serializing_if = "Option::is_none",
             deserialize_with = "mcp_bindgen::__private::present"
@@ -50,7 +50,6 @@ pub mod types {
         ///
         /// Leave out this field if the information is not available.
         #[serde(
-            rename = "beforeRequest",
             default,
             skip_serializing_if = "Option::is_none",
             deserialize_with = "mcp_bindgen::__private::present"
@@ -62,12 +61,12 @@ pub mod types {
     }
 
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
+    #[serde(rename_all = "camelCase")]
     pub struct CacheDetails {
         /// A comment provided by the user or the application
         #[serde(skip_serializing_if = "Option::is_none")]
         pub comment: Option<String>,
         /// Etag
-        #[serde(rename = "eTag")]
         pub e_tag: String,
         /// Expiration time of the cache entry.
         ///
@@ -76,14 +75,12 @@ pub mod types {
         #[serde(skip_serializing_if = "Option::is_none")]
         pub expires: Option<String>,
         /// The number of times the cache entry has been opened.
-        #[serde(rename = "hitCount")]
         #[serde(serialize_with = "mcp_bindgen::__private::number")]
         pub hit_count: f64,
         /// The last time the cache entry was opened.
         ///
         /// _(Format not documente but assumingly ISO 8601 -
         /// `YYYY-MM-DDThh:mm:ss.sTZD`)_
-        #[serde(rename = "lastAccess")]
         pub last_access: String,
     }
 
@@ -904,10 +901,9 @@ pub mod types {
         PartialEq,
         PartialOrd
     )]
+    #[serde(rename_all = "snake_case")]
     pub enum EntryFromCache {
-        #[serde(rename = "memory")]
         Memory,
-        #[serde(rename = "disk")]
         Disk,
     }
 
@@ -1268,52 +1264,30 @@ pub mod types {
         PartialEq,
         PartialOrd
     )]
+    #[serde(rename_all = "kebab-case")]
     pub enum EntryResourceType {
-        #[serde(rename = "document")]
         Document,
-        #[serde(rename = "stylesheet")]
         Stylesheet,
-        #[serde(rename = "image")]
         Image,
-        #[serde(rename = "media")]
         Media,
-        #[serde(rename = "font")]
         Font,
-        #[serde(rename = "script")]
         Script,
-        #[serde(rename = "texttrack")]
         Texttrack,
-        #[serde(rename = "xhr")]
         Xhr,
-        #[serde(rename = "fetch")]
         Fetch,
-        #[serde(rename = "prefetch")]
         Prefetch,
-        #[serde(rename = "eventsource")]
         Eventsource,
-        #[serde(rename = "websocket")]
         Websocket,
-        #[serde(rename = "webtransport")]
         Webtransport,
-        #[serde(rename = "wasm")]
         Wasm,
-        #[serde(rename = "manifest")]
         Manifest,
-        #[serde(rename = "signed-exchange")]
         SignedExchange,
-        #[serde(rename = "ping")]
         Ping,
-        #[serde(rename = "csp-violation-report")]
         CspViolationReport,
-        #[serde(rename = "other")]
         Other,
-        #[serde(rename = "preflight")]
         Preflight,
-        #[serde(rename = "sm-script")]
         SmScript,
-        #[serde(rename = "sm-stylesheet")]
         SmStylesheet,
-        #[serde(rename = "webbundle")]
         Webbundle,
     }
 
@@ -1742,10 +1716,9 @@ pub mod types {
         PartialEq,
         PartialOrd
     )]
+    #[serde(rename_all = "snake_case")]
     pub enum EntryWebSocketMessagesItemType {
-        #[serde(rename = "send")]
         Send,
-        #[serde(rename = "receive")]
         Receive,
     }
 
@@ -1821,6 +1794,7 @@ pub mod types {
     /// code that issued the request) and is used to populate the Entry's
     /// non-standard `_initiator` field.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
+    #[serde(rename_all = "camelCase")]
     pub struct Initiator {
         /// The column number of the code that issued the request.
         #[serde(
@@ -1839,7 +1813,6 @@ pub mod types {
         /// The line number of the code that issued the request represented
         /// by the Entry to which this Initiator object has been attached.
         #[serde(
-            rename = "lineNumber",
             default,
             skip_serializing_if = "Option::is_none",
             deserialize_with = "mcp_bindgen::__private::present"
@@ -1848,7 +1821,6 @@ pub mod types {
         /// presumably equivalent to _initiator_type
         ///
         /// values "parser" and "other" have been observed in Chrome's HARs
-        #[serde(rename = "type")]
         pub type_: String,
         /// The URL of the code file in which the code that issued the
         /// request represented by the Entry (this object's parent) resides.
@@ -2574,15 +2546,16 @@ pub mod types {
     ///
     /// http://www.softwareishard.com/blog/har-12-spec/#params
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
+    #[serde(rename_all = "camelCase")]
     pub struct Param {
         /// A comment provided by the user or the application
         #[serde(skip_serializing_if = "Option::is_none")]
         pub comment: Option<String>,
         /// content type of a posted file.
-        #[serde(rename = "contentType", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         pub content_type: Option<String>,
         /// name of a posted file.
-        #[serde(rename = "fileName", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         pub file_name: Option<String>,
         /// name of a posted parameter.
         pub name: String,
@@ -2661,11 +2634,11 @@ pub mod types {
     ///
     /// http://www.softwareishard.com/blog/har-12-spec/#request
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
+    #[serde(rename_all = "camelCase")]
     pub struct Request {
         /// Size of the request body (POST data payload) in bytes.
         ///
         /// Set to `-1` if the info is not available.
-        #[serde(rename = "bodySize")]
         #[serde(serialize_with = "mcp_bindgen::__private::number")]
         pub body_size: f64,
         /// A comment provided by the user or the application
@@ -2679,19 +2652,16 @@ pub mod types {
         /// (and including) the double CRLF before the body.
         ///
         /// Set to `-1` if the info is not available.
-        #[serde(rename = "headersSize")]
         #[serde(serialize_with = "mcp_bindgen::__private::number")]
         pub headers_size: f64,
         /// Request HTTP Version.
-        #[serde(rename = "httpVersion")]
         pub http_version: String,
         /// Request method (`GET`, `POST`, ...).
         pub method: String,
         /// Posted data info.
-        #[serde(rename = "postData", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         pub post_data: Option<RequestPostData>,
         /// List of query parameter objects.
-        #[serde(rename = "queryString")]
         pub query_string: Vec<QueryString>,
         /// Absolute URL of the request (fragments are not included).
         pub url: String,

@@ -515,22 +515,15 @@ pub mod types {
         PartialEq,
         PartialOrd
     )]
+    #[serde(rename_all = "snake_case")]
     pub enum JsonSchema4TypeName {
-        #[serde(rename = "string")]
         String,
-        #[serde(rename = "number")]
         Number,
-        #[serde(rename = "integer")]
         Integer,
-        #[serde(rename = "boolean")]
         Boolean,
-        #[serde(rename = "object")]
         Object,
-        #[serde(rename = "array")]
         Array,
-        #[serde(rename = "null")]
         Null,
-        #[serde(rename = "any")]
         Any,
     }
 
@@ -1070,22 +1063,15 @@ pub mod types {
         PartialEq,
         PartialOrd
     )]
+    #[serde(rename_all = "snake_case")]
     pub enum JsonSchema6TypeName {
-        #[serde(rename = "string")]
         String,
-        #[serde(rename = "number")]
         Number,
-        #[serde(rename = "integer")]
         Integer,
-        #[serde(rename = "boolean")]
         Boolean,
-        #[serde(rename = "object")]
         Object,
-        #[serde(rename = "array")]
         Array,
-        #[serde(rename = "null")]
         Null,
-        #[serde(rename = "any")]
         Any,
     }
 
@@ -1543,20 +1529,14 @@ pub mod types {
         PartialEq,
         PartialOrd
     )]
+    #[serde(rename_all = "snake_case")]
     pub enum JsonSchema7TypeName {
-        #[serde(rename = "string")]
         String,
-        #[serde(rename = "number")]
         Number,
-        #[serde(rename = "integer")]
         Integer,
-        #[serde(rename = "boolean")]
         Boolean,
-        #[serde(rename = "object")]
         Object,
-        #[serde(rename = "array")]
         Array,
-        #[serde(rename = "null")]
         Null,
     }
 

@@ -127,12 +127,13 @@ pub mod types {
     }
 
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
+    #[serde(rename_all = "camelCase")]
     pub struct Components {
-        #[serde(rename = "contentDescriptors", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         pub content_descriptors: Option<ContentDescriptorComponents>,
         #[serde(skip_serializing_if = "Option::is_none")]
         pub errors: Option<ErrorComponents>,
-        #[serde(rename = "examplePairings", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         pub example_pairings: Option<ExamplePairingComponents>,
         #[serde(skip_serializing_if = "Option::is_none")]
         pub examples: Option<ExampleComponents>,
@@ -2399,6 +2400,7 @@ pub mod types {
     }
 
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
+    #[serde(rename_all = "camelCase")]
     pub struct MethodObject {
         #[serde(skip_serializing_if = "Option::is_none")]
         pub deprecated: Option<bool>,
@@ -2408,12 +2410,12 @@ pub mod types {
         pub errors: Option<MethodObjectErrors>,
         #[serde(skip_serializing_if = "Option::is_none")]
         pub examples: Option<MethodObjectExamples>,
-        #[serde(rename = "externalDocs", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         pub external_docs: Option<ExternalDocumentationObject>,
         #[serde(skip_serializing_if = "Option::is_none")]
         pub links: Option<MethodObjectLinks>,
         pub name: String,
-        #[serde(rename = "paramStructure", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         pub param_structure: Option<MethodObjectParamStructure>,
         pub params: MethodObjectParams,
         #[serde(skip_serializing_if = "Option::is_none")]
@@ -2648,12 +2650,10 @@ pub mod types {
         PartialEq,
         PartialOrd
     )]
+    #[serde(rename_all = "kebab-case")]
     pub enum MethodObjectParamStructure {
-        #[serde(rename = "by-position")]
         ByPosition,
-        #[serde(rename = "by-name")]
         ByName,
-        #[serde(rename = "either")]
         Either,
     }
 
@@ -3888,20 +3888,14 @@ pub mod types {
         PartialEq,
         PartialOrd
     )]
+    #[serde(rename_all = "snake_case")]
     pub enum SimpleTypes {
-        #[serde(rename = "array")]
         Array,
-        #[serde(rename = "boolean")]
         Boolean,
-        #[serde(rename = "integer")]
         Integer,
-        #[serde(rename = "null")]
         Null,
-        #[serde(rename = "number")]
         Number,
-        #[serde(rename = "object")]
         Object,
-        #[serde(rename = "string")]
         String,
     }
 

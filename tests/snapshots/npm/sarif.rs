@@ -18,13 +18,14 @@ pub mod types {
 
     /// A physical or virtual address, or a range of addresses, in an 'addressable region' (memory or a binary file).
     #[derive(Deserialize, Serialize, Clone, Debug, Default, PartialEq)]
+    #[serde(rename_all = "camelCase")]
     pub struct Address {
         /// The address expressed as a byte offset from the start of the addressable region.
-        #[serde(rename = "absoluteAddress", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
         pub absolute_address: Option<f64>,
         /// A human-readable fully qualified name that is associated with the address.
-        #[serde(rename = "fullyQualifiedName", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         pub fully_qualified_name: Option<String>,
         /// The index within run.addresses of the cached object for this address.
         #[serde(skip_serializing_if = "Option::is_none")]
@@ -42,24 +43,25 @@ pub mod types {
         #[serde(skip_serializing_if = "Option::is_none")]
         pub name: Option<String>,
         /// The byte offset of this address from the absolute or relative address of the parent object.
-        #[serde(rename = "offsetFromParent", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
         pub offset_from_parent: Option<f64>,
         /// The index within run.addresses of the parent object.
-        #[serde(rename = "parentIndex", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
         pub parent_index: Option<f64>,
         /// Key/value pairs that provide additional information about the address.
         #[serde(skip_serializing_if = "Option::is_none")]
         pub properties: Option<PropertyBag>,
         /// The address expressed as a byte offset from the absolute address of the top-most parent object.
-        #[serde(rename = "relativeAddress", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
         pub relative_address: Option<f64>,
     }
 
     /// A single artifact. In some cases, this artifact might be nested within another artifact.
     #[derive(Deserialize, Serialize, Clone, Debug, Default, PartialEq)]
+    #[serde(rename_all = "camelCase")]
     pub struct Artifact {
         /// The contents of the artifact.
         #[serde(skip_serializing_if = "Option::is_none")]
@@ -76,7 +78,7 @@ pub mod types {
         pub hashes: Option<ArtifactHashes>,
         /// The Coordinated Universal Time (UTC) date and time at which the artifact was most recently modified. See
         /// "Date/time properties" in the SARIF spec for the required format.
-        #[serde(rename = "lastModifiedTimeUtc", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         pub last_modified_time_utc: Option<String>,
         /// The length of the artifact in bytes.
         #[serde(skip_serializing_if = "Option::is_none")]
@@ -86,14 +88,14 @@ pub mod types {
         #[serde(skip_serializing_if = "Option::is_none")]
         pub location: Option<ArtifactLocation>,
         /// The MIME type (RFC 2045) of the artifact.
-        #[serde(rename = "mimeType", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         pub mime_type: Option<String>,
         /// The offset in bytes of the artifact within its containing artifact.
         #[serde(skip_serializing_if = "Option::is_none")]
         #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
         pub offset: Option<f64>,
         /// Identifies the index of the immediate parent of the artifact, if this artifact is nested.
-        #[serde(rename = "parentIndex", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
         pub parent_index: Option<f64>,
         /// Key/value pairs that provide additional information about the artifact.
@@ -103,7 +105,7 @@ pub mod types {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         pub roles: Option<Vec<ArtifactRoles>>,
         /// Specifies the source language for any artifact object that refers to a text file that contains source code.
-        #[serde(rename = "sourceLanguage", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         pub source_language: Option<String>,
     }
 
@@ -196,52 +198,30 @@ pub mod types {
         PartialEq,
         PartialOrd
     )]
+    #[serde(rename_all = "camelCase")]
     pub enum ArtifactRoles {
-        #[serde(rename = "analysisTarget")]
         AnalysisTarget,
-        #[serde(rename = "attachment")]
         Attachment,
-        #[serde(rename = "responseFile")]
         ResponseFile,
-        #[serde(rename = "resultFile")]
         ResultFile,
-        #[serde(rename = "standardStream")]
         StandardStream,
-        #[serde(rename = "tracedFile")]
         TracedFile,
-        #[serde(rename = "unmodified")]
         Unmodified,
-        #[serde(rename = "modified")]
         Modified,
-        #[serde(rename = "added")]
         Added,
-        #[serde(rename = "deleted")]
         Deleted,
-        #[serde(rename = "renamed")]
         Renamed,
-        #[serde(rename = "uncontrolled")]
         Uncontrolled,
-        #[serde(rename = "driver")]
         Driver,
-        #[serde(rename = "extension")]
         Extension,
-        #[serde(rename = "translation")]
         Translation,
-        #[serde(rename = "taxonomy")]
         Taxonomy,
-        #[serde(rename = "policy")]
         Policy,
-        #[serde(rename = "referencedOnCommandLine")]
         ReferencedOnCommandLine,
-        #[serde(rename = "memoryContents")]
         MemoryContents,
-        #[serde(rename = "directory")]
         Directory,
-        #[serde(rename = "userSpecifiedConfiguration")]
         UserSpecifiedConfiguration,
-        #[serde(rename = "toolSpecifiedConfiguration")]
         ToolSpecifiedConfiguration,
-        #[serde(rename = "debugOutputFile")]
         DebugOutputFile,
     }
 
@@ -406,6 +386,7 @@ pub mod types {
 
     /// Represents a directed edge in a graph.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
+    #[serde(rename_all = "camelCase")]
     pub struct Edge {
         /// A string that uniquely identifies the edge within its graph.
         pub id: String,
@@ -416,21 +397,19 @@ pub mod types {
         #[serde(skip_serializing_if = "Option::is_none")]
         pub properties: Option<PropertyBag>,
         /// Identifies the source node (the node at which the edge starts).
-        #[serde(rename = "sourceNodeId")]
         pub source_node_id: String,
         /// Identifies the target node (the node at which the edge ends).
-        #[serde(rename = "targetNodeId")]
         pub target_node_id: String,
     }
 
     /// Represents the traversal of a single edge during a graph traversal.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
+    #[serde(rename_all = "camelCase")]
     pub struct EdgeTraversal {
         /// Identifies the edge being traversed.
-        #[serde(rename = "edgeId")]
         pub edge_id: String,
         /// The values of relevant expressions after the edge has been traversed.
-        #[serde(rename = "finalState", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         pub final_state: Option<EdgeTraversalFinalState>,
         /// A message to display to the user as the edge is traversed.
         #[serde(skip_serializing_if = "Option::is_none")]
@@ -439,7 +418,7 @@ pub mod types {
         #[serde(skip_serializing_if = "Option::is_none")]
         pub properties: Option<PropertyBag>,
         /// The number of edge traversals necessary to return from a nested graph.
-        #[serde(rename = "stepOverEdgeCount", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
         pub step_over_edge_count: Option<f64>,
     }
@@ -503,6 +482,7 @@ pub mod types {
 
     /// The top-level element of an external property file.
     #[derive(Deserialize, Serialize, Clone, Debug, Default, PartialEq)]
+    #[serde(rename_all = "camelCase")]
     pub struct ExternalProperties {
         /// Addresses that will be merged with a separate run.
         #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -520,10 +500,7 @@ pub mod types {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         pub extensions: Option<Vec<ToolComponent>>,
         /// Key/value pairs that provide additional information that will be merged with a separate run.
-        #[serde(
-            rename = "externalizedProperties",
-            skip_serializing_if = "Option::is_none"
-        )]
+        #[serde(skip_serializing_if = "Option::is_none")]
         pub externalized_properties: Option<PropertyBag>,
         /// An array of graph objects that will be merged with a separate run.
         #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -535,11 +512,7 @@ pub mod types {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         pub invocations: Option<Vec<Invocation>>,
         /// An array of logical locations such as namespaces, types or functions that will be merged with a separate run.
-        #[serde(
-            rename = "logicalLocations",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub logical_locations: Option<Vec<LogicalLocation>>,
         /// Tool policies that will be merged with a separate run.
         #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -551,7 +524,7 @@ pub mod types {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         pub results: Option<Vec<Result>>,
         /// A stable, unique identifer for the run associated with this external properties object, in the form of a GUID.
-        #[serde(rename = "runGuid", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         pub run_guid: Option<String>,
         /// The URI of the JSON schema corresponding to the version of the external property file format.
         #[serde(skip_serializing_if = "Option::is_none")]
@@ -560,11 +533,7 @@ pub mod types {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         pub taxonomies: Option<Vec<ToolComponent>>,
         /// An array of threadFlowLocation objects that will be merged with a separate run.
-        #[serde(
-            rename = "threadFlowLocations",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub thread_flow_locations: Option<Vec<ThreadFlowLocation>>,
         /// Tool translations that will be merged with a separate run.
         #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -573,18 +542,10 @@ pub mod types {
         #[serde(skip_serializing_if = "Option::is_none")]
         pub version: Option<ExternalPropertiesVersion>,
         /// Requests that will be merged with a separate run.
-        #[serde(
-            rename = "webRequests",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub web_requests: Option<Vec<WebRequest>>,
         /// Responses that will be merged with a separate run.
-        #[serde(
-            rename = "webResponses",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub web_responses: Option<Vec<WebResponse>>,
     }
 
@@ -669,6 +630,7 @@ pub mod types {
 
     /// References to external property files that should be inlined with the content of a root log file.
     #[derive(Deserialize, Serialize, Clone, Debug, Default, PartialEq)]
+    #[serde(rename_all = "camelCase")]
     pub struct ExternalPropertyFileReferences {
         /// An array of external property files containing run.addresses arrays to be merged with the root log file.
         #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -686,10 +648,7 @@ pub mod types {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         pub extensions: Option<Vec<ExternalPropertyFileReference>>,
         /// An external property file containing a run.properties object to be merged with the root log file.
-        #[serde(
-            rename = "externalizedProperties",
-            skip_serializing_if = "Option::is_none"
-        )]
+        #[serde(skip_serializing_if = "Option::is_none")]
         pub externalized_properties: Option<ExternalPropertyFileReference>,
         /// An array of external property files containing a run.graphs object to be merged with the root log file.
         #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -698,11 +657,7 @@ pub mod types {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         pub invocations: Option<Vec<ExternalPropertyFileReference>>,
         /// An array of external property files containing run.logicalLocations arrays to be merged with the root log file.
-        #[serde(
-            rename = "logicalLocations",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub logical_locations: Option<Vec<ExternalPropertyFileReference>>,
         /// An array of external property files containing run.policies arrays to be merged with the root log file.
         #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -718,28 +673,16 @@ pub mod types {
         pub taxonomies: Option<Vec<ExternalPropertyFileReference>>,
         /// An array of external property files containing run.threadFlowLocations arrays to be merged with the root log
         /// file.
-        #[serde(
-            rename = "threadFlowLocations",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub thread_flow_locations: Option<Vec<ExternalPropertyFileReference>>,
         /// An array of external property files containing run.translations arrays to be merged with the root log file.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         pub translations: Option<Vec<ExternalPropertyFileReference>>,
         /// An array of external property files containing run.requests arrays to be merged with the root log file.
-        #[serde(
-            rename = "webRequests",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub web_requests: Option<Vec<ExternalPropertyFileReference>>,
         /// An array of external property files containing run.responses arrays to be merged with the root log file.
-        #[serde(
-            rename = "webResponses",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub web_responses: Option<Vec<ExternalPropertyFileReference>>,
     }
 
@@ -778,38 +721,36 @@ pub mod types {
 
     /// Represents a path through a graph.
     #[derive(Deserialize, Serialize, Clone, Debug, Default, PartialEq)]
+    #[serde(rename_all = "camelCase")]
     pub struct GraphTraversal {
         /// A description of this graph traversal.
         #[serde(skip_serializing_if = "Option::is_none")]
         pub description: Option<Message>,
         /// The sequences of edges traversed by this graph traversal.
-        #[serde(
-            rename = "edgeTraversals",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub edge_traversals: Option<Vec<EdgeTraversal>>,
         /// Values of relevant expressions at the start of the graph traversal that remain constant for the graph traversal.
-        #[serde(rename = "immutableState", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         pub immutable_state: Option<EdgeTraversalFinalState>,
         /// Values of relevant expressions at the start of the graph traversal that may change during graph traversal.
-        #[serde(rename = "initialState", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         pub initial_state: Option<EdgeTraversalFinalState>,
         /// Key/value pairs that provide additional information about the graph traversal.
         #[serde(skip_serializing_if = "Option::is_none")]
         pub properties: Option<PropertyBag>,
         /// The index within the result.graphs to be associated with the result.
-        #[serde(rename = "resultGraphIndex", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
         pub result_graph_index: Option<f64>,
         /// The index within the run.graphs to be associated with the result.
-        #[serde(rename = "runGraphIndex", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
         pub run_graph_index: Option<f64>,
     }
 
     /// The runtime environment of the analysis tool run.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
+    #[serde(rename_all = "camelCase")]
     pub struct Invocation {
         /// The account that ran the analysis tool.
         #[serde(skip_serializing_if = "Option::is_none")]
@@ -819,78 +760,59 @@ pub mod types {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         pub arguments: Option<Vec<String>>,
         /// The command line used to invoke the tool.
-        #[serde(rename = "commandLine", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         pub command_line: Option<String>,
         /// The Coordinated Universal Time (UTC) date and time at which the run ended. See "Date/time properties" in the
         /// SARIF spec for the required format.
-        #[serde(rename = "endTimeUtc", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         pub end_time_utc: Option<String>,
         /// The environment variables associated with the analysis tool process, expressed as key/value pairs.
-        #[serde(
-            rename = "environmentVariables",
-            skip_serializing_if = "Option::is_none"
-        )]
+        #[serde(skip_serializing_if = "Option::is_none")]
         pub environment_variables: Option<ArtifactHashes>,
         /// An absolute URI specifying the location of the analysis tool's executable.
-        #[serde(rename = "executableLocation", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         pub executable_location: Option<ArtifactLocation>,
         /// Specifies whether the tool's execution completed successfully.
-        #[serde(rename = "executionSuccessful")]
         pub execution_successful: bool,
         /// The process exit code.
-        #[serde(rename = "exitCode", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
         pub exit_code: Option<f64>,
         /// The reason for the process exit.
-        #[serde(rename = "exitCodeDescription", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         pub exit_code_description: Option<String>,
         /// The name of the signal that caused the process to exit.
-        #[serde(rename = "exitSignalName", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         pub exit_signal_name: Option<String>,
         /// The numeric value of the signal that caused the process to exit.
-        #[serde(rename = "exitSignalNumber", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
         pub exit_signal_number: Option<f64>,
         /// The machine that hosted the analysis tool run.
         #[serde(skip_serializing_if = "Option::is_none")]
         pub machine: Option<String>,
         /// An array of configurationOverride objects that describe notifications related runtime overrides.
-        #[serde(
-            rename = "notificationConfigurationOverrides",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub notification_configuration_overrides: Option<Vec<ConfigurationOverride>>,
         /// The process id for the analysis tool run.
-        #[serde(rename = "processId", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
         pub process_id: Option<f64>,
         /// The reason given by the operating system that the process failed to start.
-        #[serde(
-            rename = "processStartFailureMessage",
-            skip_serializing_if = "Option::is_none"
-        )]
+        #[serde(skip_serializing_if = "Option::is_none")]
         pub process_start_failure_message: Option<String>,
         /// Key/value pairs that provide additional information about the invocation.
         #[serde(skip_serializing_if = "Option::is_none")]
         pub properties: Option<PropertyBag>,
         /// The locations of any response files specified on the tool's command line.
-        #[serde(
-            rename = "responseFiles",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub response_files: Option<Vec<ArtifactLocation>>,
         /// An array of configurationOverride objects that describe rules related runtime overrides.
-        #[serde(
-            rename = "ruleConfigurationOverrides",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub rule_configuration_overrides: Option<Vec<ConfigurationOverride>>,
         /// The Coordinated Universal Time (UTC) date and time at which the run started. See "Date/time properties" in the
         /// SARIF spec for the required format.
-        #[serde(rename = "startTimeUtc", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         pub start_time_utc: Option<String>,
         /// A file containing the standard error stream from the process that was invoked.
         #[serde(skip_serializing_if = "Option::is_none")]
@@ -902,29 +824,22 @@ pub mod types {
         #[serde(skip_serializing_if = "Option::is_none")]
         pub stdout: Option<ArtifactLocation>,
         /// A file containing the interleaved standard output and standard error stream from the process that was invoked.
-        #[serde(rename = "stdoutStderr", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         pub stdout_stderr: Option<ArtifactLocation>,
         /// A list of conditions detected by the tool that are relevant to the tool's configuration.
-        #[serde(
-            rename = "toolConfigurationNotifications",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub tool_configuration_notifications: Option<Vec<Notification>>,
         /// A list of runtime conditions detected by the tool during the analysis.
-        #[serde(
-            rename = "toolExecutionNotifications",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub tool_execution_notifications: Option<Vec<Notification>>,
         /// The working directory for the analysis tool run.
-        #[serde(rename = "workingDirectory", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         pub working_directory: Option<ArtifactLocation>,
     }
 
     /// A location within a programming artifact.
     #[derive(Deserialize, Serialize, Clone, Debug, Default, PartialEq)]
+    #[serde(rename_all = "camelCase")]
     pub struct Location {
         /// A set of regions relevant to the location.
         #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -934,17 +849,13 @@ pub mod types {
         #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
         pub id: Option<f64>,
         /// The logical locations associated with the result.
-        #[serde(
-            rename = "logicalLocations",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub logical_locations: Option<Vec<LogicalLocation>>,
         /// A message relevant to the location.
         #[serde(skip_serializing_if = "Option::is_none")]
         pub message: Option<Message>,
         /// Identifies the artifact and region.
-        #[serde(rename = "physicalLocation", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         pub physical_location: Option<PhysicalLocation>,
         /// Key/value pairs that provide additional information about the location.
         #[serde(skip_serializing_if = "Option::is_none")]
@@ -1057,13 +968,14 @@ pub mod types {
 
     /// A logical location of a construct that produced a result.
     #[derive(Deserialize, Serialize, Clone, Debug, Default, PartialEq)]
+    #[serde(rename_all = "camelCase")]
     pub struct LogicalLocation {
         /// The machine-readable name for the logical location, such as a mangled function name provided by a C++ compiler
         /// that encodes calling convention, return type and other details along with the function name.
-        #[serde(rename = "decoratedName", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         pub decorated_name: Option<String>,
         /// The human-readable fully qualified name of the logical location.
-        #[serde(rename = "fullyQualifiedName", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         pub fully_qualified_name: Option<String>,
         /// The index within the logical locations array.
         #[serde(skip_serializing_if = "Option::is_none")]
@@ -1081,7 +993,7 @@ pub mod types {
         pub name: Option<String>,
         /// Identifies the index of the immediate parent of the construct in which the result was detected. For example,
         /// this property might point to a logical location that represents the namespace that holds a type.
-        #[serde(rename = "parentIndex", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
         pub parent_index: Option<f64>,
         /// Key/value pairs that provide additional information about the logical location.
@@ -1144,9 +1056,10 @@ pub mod types {
     /// Describes a condition relevant to the tool itself, as opposed to being relevant to a target being analyzed by the
     /// tool.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
+    #[serde(rename_all = "camelCase")]
     pub struct Notification {
         /// A reference used to locate the rule descriptor associated with this notification.
-        #[serde(rename = "associatedRule", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         pub associated_rule: Option<ReportingDescriptorReference>,
         /// A reference used to locate the descriptor relevant to this notification.
         #[serde(skip_serializing_if = "Option::is_none")]
@@ -1166,11 +1079,11 @@ pub mod types {
         #[serde(skip_serializing_if = "Option::is_none")]
         pub properties: Option<PropertyBag>,
         /// The thread identifier of the code that generated the notification.
-        #[serde(rename = "threadId", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
         pub thread_id: Option<f64>,
         /// The Coordinated Universal Time (UTC) date and time at which the analysis tool generated the notification.
-        #[serde(rename = "timeUtc", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         pub time_utc: Option<String>,
     }
 
@@ -1186,14 +1099,11 @@ pub mod types {
         PartialEq,
         PartialOrd
     )]
+    #[serde(rename_all = "snake_case")]
     pub enum NotificationLevel {
-        #[serde(rename = "none")]
         None,
-        #[serde(rename = "note")]
         Note,
-        #[serde(rename = "warning")]
         Warning,
-        #[serde(rename = "error")]
         Error,
     }
 
@@ -1249,16 +1159,17 @@ pub mod types {
     /// A physical location relevant to a result. Specifies a reference to a programming artifact together with a range of
     /// bytes or characters within that artifact.
     #[derive(Deserialize, Serialize, Clone, Debug, Default, PartialEq)]
+    #[serde(rename_all = "camelCase")]
     pub struct PhysicalLocation {
         /// The address of the location.
         #[serde(skip_serializing_if = "Option::is_none")]
         pub address: Option<Address>,
         /// The location of the artifact.
-        #[serde(rename = "artifactLocation", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         pub artifact_location: Option<ArtifactLocation>,
         /// Specifies a portion of the artifact that encloses the region. Allows a viewer to display additional context
         /// around the region.
-        #[serde(rename = "contextRegion", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         pub context_region: Option<Region>,
         /// Key/value pairs that provide additional information about the physical location.
         #[serde(skip_serializing_if = "Option::is_none")]
@@ -1307,29 +1218,30 @@ pub mod types {
 
     /// A region within an artifact where a result was detected.
     #[derive(Deserialize, Serialize, Clone, Debug, Default, PartialEq)]
+    #[serde(rename_all = "camelCase")]
     pub struct Region {
         /// The length of the region in bytes.
-        #[serde(rename = "byteLength", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
         pub byte_length: Option<f64>,
         /// The zero-based offset from the beginning of the artifact of the first byte in the region.
-        #[serde(rename = "byteOffset", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
         pub byte_offset: Option<f64>,
         /// The length of the region in characters.
-        #[serde(rename = "charLength", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
         pub char_length: Option<f64>,
         /// The zero-based offset from the beginning of the artifact of the first character in the region.
-        #[serde(rename = "charOffset", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
         pub char_offset: Option<f64>,
         /// The column number of the character following the end of the region.
-        #[serde(rename = "endColumn", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
         pub end_column: Option<f64>,
         /// The line number of the last character in the region.
-        #[serde(rename = "endLine", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
         pub end_line: Option<f64>,
         /// A message relevant to the region.
@@ -1342,26 +1254,26 @@ pub mod types {
         #[serde(skip_serializing_if = "Option::is_none")]
         pub snippet: Option<ArtifactContent>,
         /// Specifies the source language, if any, of the portion of the artifact specified by the region object.
-        #[serde(rename = "sourceLanguage", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         pub source_language: Option<String>,
         /// The column number of the first character in the region.
-        #[serde(rename = "startColumn", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
         pub start_column: Option<f64>,
         /// The line number of the first character in the region.
-        #[serde(rename = "startLine", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
         pub start_line: Option<f64>,
     }
 
     /// The replacement of a single region of an artifact.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
+    #[serde(rename_all = "camelCase")]
     pub struct Replacement {
         /// The region of the artifact to delete.
-        #[serde(rename = "deletedRegion")]
         pub deleted_region: Region,
         /// The content to insert at the location specified by the 'deletedRegion' property.
-        #[serde(rename = "insertedContent", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         pub inserted_content: Option<ArtifactContent>,
         /// Key/value pairs that provide additional information about the replacement.
         #[serde(skip_serializing_if = "Option::is_none")]
@@ -1401,14 +1313,11 @@ pub mod types {
         PartialEq,
         PartialOrd
     )]
+    #[serde(rename_all = "snake_case")]
     pub enum ReportingConfigurationLevel {
-        #[serde(rename = "none")]
         None,
-        #[serde(rename = "note")]
         Note,
-        #[serde(rename = "warning")]
         Warning,
-        #[serde(rename = "error")]
         Error,
     }
 
@@ -1464,39 +1373,25 @@ pub mod types {
     /// Metadata that describes a specific report produced by the tool, as part of the analysis it provides or its runtime
     /// reporting.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
+    #[serde(rename_all = "camelCase")]
     pub struct ReportingDescriptor {
         /// Default reporting configuration information.
-        #[serde(
-            rename = "defaultConfiguration",
-            skip_serializing_if = "Option::is_none"
-        )]
+        #[serde(skip_serializing_if = "Option::is_none")]
         pub default_configuration: Option<ReportingConfiguration>,
         /// An array of unique identifies in the form of a GUID by which this report was known in some previous version of
         /// the analysis tool.
-        #[serde(
-            rename = "deprecatedGuids",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub deprecated_guids: Option<Vec<String>>,
         /// An array of stable, opaque identifiers by which this report was known in some previous version of the analysis
         /// tool.
-        #[serde(
-            rename = "deprecatedIds",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub deprecated_ids: Option<Vec<String>>,
         /// An array of readable identifiers by which this report was known in some previous version of the analysis tool.
-        #[serde(
-            rename = "deprecatedNames",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub deprecated_names: Option<Vec<String>>,
         /// A description of the report. Should, as far as possible, provide details sufficient to enable resolution of any
         /// problem indicated by the result.
-        #[serde(rename = "fullDescription", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         pub full_description: Option<MultiformatMessageString>,
         /// A unique identifer for the reporting descriptor in the form of a GUID.
         #[serde(skip_serializing_if = "Option::is_none")]
@@ -1505,14 +1400,14 @@ pub mod types {
         #[serde(skip_serializing_if = "Option::is_none")]
         pub help: Option<MultiformatMessageString>,
         /// A URI where the primary documentation for the report can be found.
-        #[serde(rename = "helpUri", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         pub help_uri: Option<String>,
         /// A stable, opaque identifier for the report.
         pub id: String,
         /// A set of name/value pairs with arbitrary names. Each value is a multiformatMessageString object, which holds
         /// message strings in plain text and (optionally) Markdown format. The strings can include placeholders, which can
         /// be used to construct a message in combination with an arbitrary number of additional string arguments.
-        #[serde(rename = "messageStrings", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         pub message_strings: Option<EdgeTraversalFinalState>,
         /// A report identifier that is understandable to an end user.
         #[serde(skip_serializing_if = "Option::is_none")]
@@ -1525,7 +1420,7 @@ pub mod types {
         pub relationships: Option<Vec<ReportingDescriptorRelationship>>,
         /// A concise description of the report. Should be a single sentence that is understandable when visible space is
         /// limited to a single line of text.
-        #[serde(rename = "shortDescription", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         pub short_description: Option<MultiformatMessageString>,
     }
 
@@ -1570,23 +1465,24 @@ pub mod types {
 
     /// A result produced by an analysis tool.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
+    #[serde(rename_all = "camelCase")]
     pub struct Result {
         /// Identifies the artifact that the analysis tool was instructed to scan. This need not be the same as the artifact
         /// where the result actually occurred.
-        #[serde(rename = "analysisTarget", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         pub analysis_target: Option<ArtifactLocation>,
         /// A set of artifacts relevant to the result.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         pub attachments: Option<Vec<Attachment>>,
         /// The state of a result relative to a baseline of a previous run.
-        #[serde(rename = "baselineState", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         pub baseline_state: Option<ResultBaselineState>,
         /// An array of 'codeFlow' objects relevant to the result.
-        #[serde(rename = "codeFlows", default, skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub code_flows: Option<Vec<CodeFlow>>,
         /// A stable, unique identifier for the equivalence class of logically identical results to which this result
         /// belongs, in the form of a GUID.
-        #[serde(rename = "correlationGuid", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         pub correlation_guid: Option<String>,
         /// A set of strings each of which individually defines a stable, unique identity for the result.
         #[serde(skip_serializing_if = "Option::is_none")]
@@ -1595,11 +1491,7 @@ pub mod types {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         pub fixes: Option<Vec<Fix>>,
         /// An array of one or more unique 'graphTraversal' objects.
-        #[serde(
-            rename = "graphTraversals",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub graph_traversals: Option<Vec<GraphTraversal>>,
         /// An array of zero or more unique graph objects associated with the result.
         #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -1608,7 +1500,7 @@ pub mod types {
         #[serde(skip_serializing_if = "Option::is_none")]
         pub guid: Option<String>,
         /// An absolute URI at which the result can be viewed.
-        #[serde(rename = "hostedViewerUri", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         pub hosted_viewer_uri: Option<String>,
         /// A value that categorizes results by evaluation state.
         #[serde(skip_serializing_if = "Option::is_none")]
@@ -1624,11 +1516,11 @@ pub mod types {
         /// is limited.
         pub message: Message,
         /// A positive integer specifying the number of times this logically unique result was observed in this run.
-        #[serde(rename = "occurrenceCount", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
         pub occurrence_count: Option<f64>,
         /// A set of strings that contribute to the stable, unique identity of the result.
-        #[serde(rename = "partialFingerprints", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         pub partial_fingerprints: Option<ArtifactHashes>,
         /// Key/value pairs that provide additional information about the result.
         #[serde(skip_serializing_if = "Option::is_none")]
@@ -1641,21 +1533,17 @@ pub mod types {
         #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
         pub rank: Option<f64>,
         /// A set of locations relevant to this result.
-        #[serde(
-            rename = "relatedLocations",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub related_locations: Option<Vec<Location>>,
         /// A reference used to locate the rule descriptor relevant to this result.
         #[serde(skip_serializing_if = "Option::is_none")]
         pub rule: Option<ReportingDescriptorReference>,
         /// The stable, unique identifier of the rule, if any, to which this notification is relevant. This member can be
         /// used to retrieve rule metadata from the rules dictionary, if it exists.
-        #[serde(rename = "ruleId", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         pub rule_id: Option<String>,
         /// The index within the tool component rules array of the rule object associated with this result.
-        #[serde(rename = "ruleIndex", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
         pub rule_index: Option<f64>,
         /// An array of 'stack' objects relevant to the result.
@@ -1668,17 +1556,13 @@ pub mod types {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         pub taxa: Option<Vec<ReportingDescriptorReference>>,
         /// A web request associated with this result.
-        #[serde(rename = "webRequest", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         pub web_request: Option<WebRequest>,
         /// A web response associated with this result.
-        #[serde(rename = "webResponse", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         pub web_response: Option<WebResponse>,
         /// The URIs of the work items associated with this result.
-        #[serde(
-            rename = "workItemUris",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub work_item_uris: Option<Vec<String>>,
     }
 
@@ -1694,14 +1578,11 @@ pub mod types {
         PartialEq,
         PartialOrd
     )]
+    #[serde(rename_all = "snake_case")]
     pub enum ResultBaselineState {
-        #[serde(rename = "new")]
         New,
-        #[serde(rename = "unchanged")]
         Unchanged,
-        #[serde(rename = "updated")]
         Updated,
-        #[serde(rename = "absent")]
         Absent,
     }
 
@@ -1766,18 +1647,13 @@ pub mod types {
         PartialEq,
         PartialOrd
     )]
+    #[serde(rename_all = "camelCase")]
     pub enum ResultKind {
-        #[serde(rename = "notApplicable")]
         NotApplicable,
-        #[serde(rename = "pass")]
         Pass,
-        #[serde(rename = "fail")]
         Fail,
-        #[serde(rename = "review")]
         Review,
-        #[serde(rename = "open")]
         Open,
-        #[serde(rename = "informational")]
         Informational,
     }
 
@@ -1846,14 +1722,11 @@ pub mod types {
         PartialEq,
         PartialOrd
     )]
+    #[serde(rename_all = "snake_case")]
     pub enum ResultLevel {
-        #[serde(rename = "none")]
         None,
-        #[serde(rename = "note")]
         Note,
-        #[serde(rename = "warning")]
         Warning,
-        #[serde(rename = "error")]
         Error,
     }
 
@@ -1908,47 +1781,32 @@ pub mod types {
 
     /// Contains information about how and when a result was detected.
     #[derive(Deserialize, Serialize, Clone, Debug, Default, PartialEq)]
+    #[serde(rename_all = "camelCase")]
     pub struct ResultProvenance {
         /// An array of physicalLocation objects which specify the portions of an analysis tool's output that a converter
         /// transformed into the result.
-        #[serde(
-            rename = "conversionSources",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub conversion_sources: Option<Vec<PhysicalLocation>>,
         /// A GUID-valued string equal to the automationDetails.guid property of the run in which the result was first
         /// detected.
-        #[serde(
-            rename = "firstDetectionRunGuid",
-            skip_serializing_if = "Option::is_none"
-        )]
+        #[serde(skip_serializing_if = "Option::is_none")]
         pub first_detection_run_guid: Option<String>,
         /// The Coordinated Universal Time (UTC) date and time at which the result was first detected. See "Date/time
         /// properties" in the SARIF spec for the required format.
-        #[serde(
-            rename = "firstDetectionTimeUtc",
-            skip_serializing_if = "Option::is_none"
-        )]
+        #[serde(skip_serializing_if = "Option::is_none")]
         pub first_detection_time_utc: Option<String>,
         /// The index within the run.invocations array of the invocation object which describes the tool invocation that
         /// detected the result.
-        #[serde(rename = "invocationIndex", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
         pub invocation_index: Option<f64>,
         /// A GUID-valued string equal to the automationDetails.guid property of the run in which the result was most
         /// recently detected.
-        #[serde(
-            rename = "lastDetectionRunGuid",
-            skip_serializing_if = "Option::is_none"
-        )]
+        #[serde(skip_serializing_if = "Option::is_none")]
         pub last_detection_run_guid: Option<String>,
         /// The Coordinated Universal Time (UTC) date and time at which the result was most recently detected. See
         /// "Date/time properties" in the SARIF spec for the required format.
-        #[serde(
-            rename = "lastDetectionTimeUtc",
-            skip_serializing_if = "Option::is_none"
-        )]
+        #[serde(skip_serializing_if = "Option::is_none")]
         pub last_detection_time_utc: Option<String>,
         /// Key/value pairs that provide additional information about the result.
         #[serde(skip_serializing_if = "Option::is_none")]
@@ -1957,6 +1815,7 @@ pub mod types {
 
     /// Describes a single run of an analysis tool, and contains the reported output of that run.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
+    #[serde(rename_all = "camelCase")]
     pub struct Run {
         /// Addresses associated with this run instance, if any.
         #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -1965,34 +1824,28 @@ pub mod types {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         pub artifacts: Option<Vec<Artifact>>,
         /// Automation details that describe this run.
-        #[serde(rename = "automationDetails", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         pub automation_details: Option<RunAutomationDetails>,
         /// The 'guid' property of a previous SARIF 'run' that comprises the baseline that was used to compute result
         /// 'baselineState' properties for the run.
-        #[serde(rename = "baselineGuid", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         pub baseline_guid: Option<String>,
         /// Specifies the unit in which the tool measures columns.
-        #[serde(rename = "columnKind", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         pub column_kind: Option<RunColumnKind>,
         /// A conversion object that describes how a converter transformed an analysis tool's native reporting format into
         /// the SARIF format.
         #[serde(skip_serializing_if = "Option::is_none")]
         pub conversion: Option<Conversion>,
         /// Specifies the default encoding for any artifact object that refers to a text file.
-        #[serde(rename = "defaultEncoding", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         pub default_encoding: Option<String>,
         /// Specifies the default source language for any artifact object that refers to a text file that contains source
         /// code.
-        #[serde(
-            rename = "defaultSourceLanguage",
-            skip_serializing_if = "Option::is_none"
-        )]
+        #[serde(skip_serializing_if = "Option::is_none")]
         pub default_source_language: Option<String>,
         /// References to external property files that should be inlined with the content of a root log file.
-        #[serde(
-            rename = "externalPropertyFileReferences",
-            skip_serializing_if = "Option::is_none"
-        )]
+        #[serde(skip_serializing_if = "Option::is_none")]
         pub external_property_file_references: Option<ExternalPropertyFileReferences>,
         /// An array of zero or more unique graph objects associated with the run.
         #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -2007,22 +1860,14 @@ pub mod types {
         #[serde(skip_serializing_if = "Option::is_none")]
         pub language: Option<String>,
         /// An array of logical locations such as namespaces, types or functions.
-        #[serde(
-            rename = "logicalLocations",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub logical_locations: Option<Vec<LogicalLocation>>,
         /// An ordered list of character sequences that were treated as line breaks when computing region information for
         /// the run.
-        #[serde(
-            rename = "newlineSequences",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub newline_sequences: Option<Vec<String>>,
         /// The artifact location specified by each uriBaseId symbol on the machine where the tool originally ran.
-        #[serde(rename = "originalUriBaseIds", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         pub original_uri_base_ids: Option<RunOriginalUriBaseIds>,
         /// Contains configurations that may potentially override both reportingDescriptor.defaultConfiguration (the tool's
         /// default severities) and invocation.configurationOverrides (severities established at run-time from the command
@@ -2033,35 +1878,23 @@ pub mod types {
         #[serde(skip_serializing_if = "Option::is_none")]
         pub properties: Option<PropertyBag>,
         /// An array of strings used to replace sensitive information in a redaction-aware property.
-        #[serde(
-            rename = "redactionTokens",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub redaction_tokens: Option<Vec<String>>,
         /// The set of results contained in an SARIF log. The results array can be omitted when a run is solely exporting
         /// rules metadata. It must be present (but may be empty) if a log file represents an actual scan.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         pub results: Option<Vec<Result>>,
         /// Automation details that describe the aggregate of runs to which this run belongs.
-        #[serde(
-            rename = "runAggregates",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub run_aggregates: Option<Vec<RunAutomationDetails>>,
         /// A specialLocations object that defines locations of special significance to SARIF consumers.
-        #[serde(rename = "specialLocations", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         pub special_locations: Option<SpecialLocations>,
         /// An array of toolComponent objects relevant to a taxonomy in which results are categorized.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         pub taxonomies: Option<Vec<ToolComponent>>,
         /// An array of threadFlowLocation objects cached at run level.
-        #[serde(
-            rename = "threadFlowLocations",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub thread_flow_locations: Option<Vec<ThreadFlowLocation>>,
         /// Information about the tool or tool pipeline that generated the results in this run. A run can only contain
         /// results produced by a single tool or tool pipeline. A run can aggregate results from multiple log files, as long
@@ -2071,25 +1904,13 @@ pub mod types {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         pub translations: Option<Vec<ToolComponent>>,
         /// Specifies the revision in version control of the artifacts that were scanned.
-        #[serde(
-            rename = "versionControlProvenance",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub version_control_provenance: Option<Vec<VersionControlDetails>>,
         /// An array of request objects cached at run level.
-        #[serde(
-            rename = "webRequests",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub web_requests: Option<Vec<WebRequest>>,
         /// An array of response objects cached at run level.
-        #[serde(
-            rename = "webResponses",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub web_responses: Option<Vec<WebResponse>>,
     }
 
@@ -2127,10 +1948,9 @@ pub mod types {
         PartialEq,
         PartialOrd
     )]
+    #[serde(rename_all = "camelCase")]
     pub enum RunColumnKind {
-        #[serde(rename = "utf16CodeUnits")]
         Utf16CodeUnits,
-        #[serde(rename = "unicodeCodePoints")]
         UnicodeCodePoints,
     }
 
@@ -2287,10 +2107,9 @@ pub mod types {
         PartialEq,
         PartialOrd
     )]
+    #[serde(rename_all = "camelCase")]
     pub enum SuppressionKind {
-        #[serde(rename = "inSource")]
         InSource,
-        #[serde(rename = "external")]
         External,
     }
 
@@ -2351,12 +2170,10 @@ pub mod types {
         PartialEq,
         PartialOrd
     )]
+    #[serde(rename_all = "camelCase")]
     pub enum SuppressionStatus {
-        #[serde(rename = "accepted")]
         Accepted,
-        #[serde(rename = "underReview")]
         UnderReview,
-        #[serde(rename = "rejected")]
         Rejected,
     }
 
@@ -2410,15 +2227,16 @@ pub mod types {
     /// Describes a sequence of code locations that specify a path through a single thread of execution such as an operating
     /// system or fiber.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
+    #[serde(rename_all = "camelCase")]
     pub struct ThreadFlow {
         /// An string that uniquely identifies the threadFlow within the codeFlow in which it occurs.
         #[serde(skip_serializing_if = "Option::is_none")]
         pub id: Option<String>,
         /// Values of relevant expressions at the start of the thread flow that remain constant.
-        #[serde(rename = "immutableState", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         pub immutable_state: Option<EdgeTraversalFinalState>,
         /// Values of relevant expressions at the start of the thread flow that may change during thread flow execution.
-        #[serde(rename = "initialState", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         pub initial_state: Option<EdgeTraversalFinalState>,
         /// A temporally ordered array of 'threadFlowLocation' objects, each of which describes a location visited by the
         /// tool while producing the result.
@@ -2433,13 +2251,14 @@ pub mod types {
 
     /// A location visited by an analysis tool while simulating or monitoring the execution of a program.
     #[derive(Deserialize, Serialize, Clone, Debug, Default, PartialEq)]
+    #[serde(rename_all = "camelCase")]
     pub struct ThreadFlowLocation {
         /// An integer representing the temporal order in which execution reached this location.
-        #[serde(rename = "executionOrder", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
         pub execution_order: Option<f64>,
         /// The Coordinated Universal Time (UTC) date and time at which this location was executed.
-        #[serde(rename = "executionTimeUtc", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         pub execution_time_utc: Option<String>,
         /// Specifies the importance of this location in understanding the code flow in which it occurs. The order from most
         /// to least important is "essential", "important", "unimportant". Default: "important".
@@ -2461,7 +2280,7 @@ pub mod types {
         #[serde(skip_serializing_if = "Option::is_none")]
         pub module: Option<String>,
         /// An integer representing a containment hierarchy within the thread flow.
-        #[serde(rename = "nestingLevel", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
         pub nesting_level: Option<f64>,
         /// Key/value pairs that provide additional information about the threadflow location.
@@ -2480,10 +2299,10 @@ pub mod types {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         pub taxa: Option<Vec<ReportingDescriptorReference>>,
         /// A web request associated with this thread flow location.
-        #[serde(rename = "webRequest", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         pub web_request: Option<WebRequest>,
         /// A web response associated with this thread flow location.
-        #[serde(rename = "webResponse", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         pub web_response: Option<WebResponse>,
     }
 
@@ -2499,12 +2318,10 @@ pub mod types {
         PartialEq,
         PartialOrd
     )]
+    #[serde(rename_all = "snake_case")]
     pub enum ThreadFlowLocationImportance {
-        #[serde(rename = "important")]
         Important,
-        #[serde(rename = "essential")]
         Essential,
-        #[serde(rename = "unimportant")]
         Unimportant,
     }
 
@@ -2570,49 +2387,44 @@ pub mod types {
 
     /// A component, such as a plug-in or the driver, of the analysis tool that was run.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
+    #[serde(rename_all = "camelCase")]
     pub struct ToolComponent {
         /// The component which is strongly associated with this component. For a translation, this refers to the component
         /// which has been translated. For an extension, this is the driver that provides the extension's plugin model.
-        #[serde(rename = "associatedComponent", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         pub associated_component: Option<ToolComponentReference>,
         /// The kinds of data contained in this object.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         pub contents: Option<Vec<ToolComponentContents>>,
         /// The binary version of the tool component's primary executable file expressed as four non-negative integers
         /// separated by a period (for operating systems that express file versions in this way).
-        #[serde(
-            rename = "dottedQuadFileVersion",
-            skip_serializing_if = "Option::is_none"
-        )]
+        #[serde(skip_serializing_if = "Option::is_none")]
         pub dotted_quad_file_version: Option<String>,
         /// The absolute URI from which the tool component can be downloaded.
-        #[serde(rename = "downloadUri", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         pub download_uri: Option<String>,
         /// A comprehensive description of the tool component.
-        #[serde(rename = "fullDescription", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         pub full_description: Option<MultiformatMessageString>,
         /// The name of the tool component along with its version and any other useful identifying information, such as its
         /// locale.
-        #[serde(rename = "fullName", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         pub full_name: Option<String>,
         /// A dictionary, each of whose keys is a resource identifier and each of whose values is a multiformatMessageString
         /// object, which holds message strings in plain text and (optionally) Markdown format. The strings can include
         /// placeholders, which can be used to construct a message in combination with an arbitrary number of additional
         /// string arguments.
-        #[serde(
-            rename = "globalMessageStrings",
-            skip_serializing_if = "Option::is_none"
-        )]
+        #[serde(skip_serializing_if = "Option::is_none")]
         pub global_message_strings: Option<EdgeTraversalFinalState>,
         /// A unique identifer for the tool component in the form of a GUID.
         #[serde(skip_serializing_if = "Option::is_none")]
         pub guid: Option<String>,
         /// The absolute URI at which information about this version of the tool component can be found.
-        #[serde(rename = "informationUri", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         pub information_uri: Option<String>,
         /// Specifies whether this object contains a complete definition of the localizable and/or non-localizable data for
         /// this component, as opposed to including only data that is relevant to the results persisted to this log file.
-        #[serde(rename = "isComprehensive", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         pub is_comprehensive: Option<bool>,
         /// The language of the messages emitted into the log file during this run (expressed as an ISO 639-1 two-letter
         /// lowercase language code) and an optional region (expressed as an ISO 3166-1 two-letter uppercase subculture code
@@ -2622,20 +2434,14 @@ pub mod types {
         pub language: Option<String>,
         /// The semantic version of the localized strings defined in this component; maintained by components that provide
         /// translations.
-        #[serde(
-            rename = "localizedDataSemanticVersion",
-            skip_serializing_if = "Option::is_none"
-        )]
+        #[serde(skip_serializing_if = "Option::is_none")]
         pub localized_data_semantic_version: Option<String>,
         /// An array of the artifactLocation objects associated with the tool component.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         pub locations: Option<Vec<ArtifactLocation>>,
         /// The minimum value of localizedDataSemanticVersion required in translations consumed by this component; used by
         /// components that consume translations.
-        #[serde(
-            rename = "minimumRequiredLocalizedDataSemanticVersion",
-            skip_serializing_if = "Option::is_none"
-        )]
+        #[serde(skip_serializing_if = "Option::is_none")]
         pub minimum_required_localized_data_semantic_version: Option<String>,
         /// The name of the tool component.
         pub name: String,
@@ -2650,36 +2456,32 @@ pub mod types {
         #[serde(skip_serializing_if = "Option::is_none")]
         pub product: Option<String>,
         /// A localizable string containing the name of the suite of products to which the tool component belongs.
-        #[serde(rename = "productSuite", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         pub product_suite: Option<String>,
         /// Key/value pairs that provide additional information about the tool component.
         #[serde(skip_serializing_if = "Option::is_none")]
         pub properties: Option<PropertyBag>,
         /// A string specifying the UTC date (and optionally, the time) of the component's release.
-        #[serde(rename = "releaseDateUtc", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         pub release_date_utc: Option<String>,
         /// An array of reportingDescriptor objects relevant to the analysis performed by the tool component.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         pub rules: Option<Vec<ReportingDescriptor>>,
         /// The tool component version in the format specified by Semantic Versioning 2.0.
-        #[serde(rename = "semanticVersion", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         pub semantic_version: Option<String>,
         /// A brief description of the tool component.
-        #[serde(rename = "shortDescription", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         pub short_description: Option<MultiformatMessageString>,
         /// An array of toolComponentReference objects to declare the taxonomies supported by the tool component.
-        #[serde(
-            rename = "supportedTaxonomies",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub supported_taxonomies: Option<Vec<ToolComponentReference>>,
         /// An array of reportingDescriptor objects relevant to the definitions of both standalone and tool-defined
         /// taxonomies.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         pub taxa: Option<Vec<ReportingDescriptor>>,
         /// Translation metadata, required for a translation, not populated by other component types.
-        #[serde(rename = "translationMetadata", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         pub translation_metadata: Option<TranslationMetadata>,
         /// The tool component version, in whatever format the component natively provides.
         #[serde(skip_serializing_if = "Option::is_none")]
@@ -2698,10 +2500,9 @@ pub mod types {
         PartialEq,
         PartialOrd
     )]
+    #[serde(rename_all = "camelCase")]
     pub enum ToolComponentContents {
-        #[serde(rename = "localizedData")]
         LocalizedData,
-        #[serde(rename = "nonLocalizedData")]
         NonLocalizedData,
     }
 
@@ -2770,18 +2571,19 @@ pub mod types {
 
     /// Provides additional metadata related to translation.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
+    #[serde(rename_all = "camelCase")]
     pub struct TranslationMetadata {
         /// The absolute URI from which the translation metadata can be downloaded.
-        #[serde(rename = "downloadUri", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         pub download_uri: Option<String>,
         /// A comprehensive description of the translation metadata.
-        #[serde(rename = "fullDescription", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         pub full_description: Option<MultiformatMessageString>,
         /// The full name associated with the translation metadata.
-        #[serde(rename = "fullName", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         pub full_name: Option<String>,
         /// The absolute URI from which information related to the translation metadata can be downloaded.
-        #[serde(rename = "informationUri", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         pub information_uri: Option<String>,
         /// The name associated with the translation metadata.
         pub name: String,
@@ -2789,35 +2591,35 @@ pub mod types {
         #[serde(skip_serializing_if = "Option::is_none")]
         pub properties: Option<PropertyBag>,
         /// A brief description of the translation metadata.
-        #[serde(rename = "shortDescription", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         pub short_description: Option<MultiformatMessageString>,
     }
 
     /// Specifies the information necessary to retrieve a desired revision from a version control system.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
+    #[serde(rename_all = "camelCase")]
     pub struct VersionControlDetails {
         /// A Coordinated Universal Time (UTC) date and time that can be used to synchronize an enlistment to the state of
         /// the repository at that time.
-        #[serde(rename = "asOfTimeUtc", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         pub as_of_time_utc: Option<String>,
         /// The name of a branch containing the revision.
         #[serde(skip_serializing_if = "Option::is_none")]
         pub branch: Option<String>,
         /// The location in the local file system to which the root of the repository was mapped at the time of the
         /// analysis.
-        #[serde(rename = "mappedTo", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         pub mapped_to: Option<ArtifactLocation>,
         /// Key/value pairs that provide additional information about the version control details.
         #[serde(skip_serializing_if = "Option::is_none")]
         pub properties: Option<PropertyBag>,
         /// The absolute URI of the repository.
-        #[serde(rename = "repositoryUri")]
         pub repository_uri: String,
         /// A string that uniquely and permanently identifies the revision within the repository.
-        #[serde(rename = "revisionId", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         pub revision_id: Option<String>,
         /// A tag that has been applied to the revision.
-        #[serde(rename = "revisionTag", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         pub revision_tag: Option<String>,
     }
 
@@ -2857,6 +2659,7 @@ pub mod types {
 
     /// Describes the response to an HTTP request.
     #[derive(Deserialize, Serialize, Clone, Debug, Default, PartialEq)]
+    #[serde(rename_all = "camelCase")]
     pub struct WebResponse {
         /// The body of the response.
         #[serde(skip_serializing_if = "Option::is_none")]
@@ -2869,7 +2672,7 @@ pub mod types {
         #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
         pub index: Option<f64>,
         /// Specifies whether a response was received from the server.
-        #[serde(rename = "noResponseReceived", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         pub no_response_received: Option<bool>,
         /// Key/value pairs that provide additional information about the response.
         #[serde(skip_serializing_if = "Option::is_none")]
@@ -2878,10 +2681,10 @@ pub mod types {
         #[serde(skip_serializing_if = "Option::is_none")]
         pub protocol: Option<String>,
         /// The response reason. Example: 'Not found'.
-        #[serde(rename = "reasonPhrase", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         pub reason_phrase: Option<String>,
         /// The response status code. Example: 451.
-        #[serde(rename = "statusCode", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
         pub status_code: Option<f64>,
         /// The response version. Example: '1.1'.

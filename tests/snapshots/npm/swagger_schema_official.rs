@@ -17,13 +17,12 @@ pub mod types {
     use serde_json::{Map, Value};
 
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
+    #[serde(rename_all = "camelCase")]
     pub struct ApiKeySecurity {
         #[serde(skip_serializing_if = "Option::is_none")]
         pub description: Option<String>,
-        #[serde(rename = "in")]
         pub in_: ApiKeySecurityIn,
         pub name: String,
-        #[serde(rename = "type")]
         pub type_: ApiKeySecurityType,
     }
 
@@ -39,10 +38,9 @@ pub mod types {
         PartialEq,
         PartialOrd
     )]
+    #[serde(rename_all = "snake_case")]
     pub enum ApiKeySecurityIn {
-        #[serde(rename = "query")]
         Query,
-        #[serde(rename = "header")]
         Header,
     }
 
@@ -185,62 +183,59 @@ pub mod types {
     }
 
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
+    #[serde(rename_all = "camelCase")]
     pub struct BaseFormatContrainedParameterVariant0 {
         #[serde(skip_serializing_if = "Option::is_none")]
         pub description: Option<String>,
         #[serde(skip_serializing_if = "Option::is_none")]
         pub format: Option<String>,
-        #[serde(rename = "in")]
         pub in_: BaseParameterIn,
         pub name: String,
         #[serde(skip_serializing_if = "Option::is_none")]
         pub required: Option<bool>,
-        #[serde(rename = "type", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         pub type_: Option<ParameterType>,
     }
 
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
+    #[serde(rename_all = "camelCase")]
     pub struct BaseFormatContrainedParameterVariant1 {
         #[serde(skip_serializing_if = "Option::is_none")]
         pub description: Option<String>,
         #[serde(skip_serializing_if = "Option::is_none")]
         pub format: Option<IntegerFormatFormat>,
-        #[serde(rename = "in")]
         pub in_: BaseParameterIn,
         pub name: String,
         #[serde(skip_serializing_if = "Option::is_none")]
         pub required: Option<bool>,
-        #[serde(rename = "type")]
         pub type_: IntegerFormatType,
     }
 
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
+    #[serde(rename_all = "camelCase")]
     pub struct BaseFormatContrainedParameterVariant2 {
         #[serde(skip_serializing_if = "Option::is_none")]
         pub description: Option<String>,
         #[serde(skip_serializing_if = "Option::is_none")]
         pub format: Option<NumberFormatFormat>,
-        #[serde(rename = "in")]
         pub in_: BaseParameterIn,
         pub name: String,
         #[serde(skip_serializing_if = "Option::is_none")]
         pub required: Option<bool>,
-        #[serde(rename = "type")]
         pub type_: NumberFormatType,
     }
 
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
+    #[serde(rename_all = "camelCase")]
     pub struct BaseFormatContrainedParameterVariant3 {
         #[serde(skip_serializing_if = "Option::is_none")]
         pub description: Option<String>,
         #[serde(skip_serializing_if = "Option::is_none")]
         pub format: Option<StringFormatFormat>,
-        #[serde(rename = "in")]
         pub in_: BaseParameterIn,
         pub name: String,
         #[serde(skip_serializing_if = "Option::is_none")]
         pub required: Option<bool>,
-        #[serde(rename = "type")]
         pub type_: StringFormatType,
     }
 
@@ -267,14 +262,11 @@ pub mod types {
         PartialEq,
         PartialOrd
     )]
+    #[serde(rename_all = "camelCase")]
     pub enum BaseOAuthSecurityFlow {
-        #[serde(rename = "accessCode")]
         AccessCode,
-        #[serde(rename = "application")]
         Application,
-        #[serde(rename = "implicit")]
         Implicit,
-        #[serde(rename = "password")]
         Password,
     }
 
@@ -410,16 +402,12 @@ pub mod types {
         PartialEq,
         PartialOrd
     )]
+    #[serde(rename_all = "camelCase")]
     pub enum BaseParameterIn {
-        #[serde(rename = "body")]
         Body,
-        #[serde(rename = "query")]
         Query,
-        #[serde(rename = "path")]
         Path,
-        #[serde(rename = "header")]
         Header,
-        #[serde(rename = "formData")]
         FormData,
     }
 
@@ -775,55 +763,56 @@ pub mod types {
     }
 
     #[derive(Deserialize, Serialize, Clone, Debug, Default, PartialEq)]
+    #[serde(rename_all = "camelCase")]
     pub struct BaseSchema {
         #[serde(skip_serializing_if = "Option::is_none")]
         pub default: Option<Value>,
         #[serde(skip_serializing_if = "Option::is_none")]
         pub description: Option<String>,
-        #[serde(rename = "enum", default, skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub enum_: Option<Vec<Value>>,
-        #[serde(rename = "exclusiveMaximum", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         pub exclusive_maximum: Option<bool>,
-        #[serde(rename = "exclusiveMinimum", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         pub exclusive_minimum: Option<bool>,
         #[serde(skip_serializing_if = "Option::is_none")]
         pub format: Option<String>,
         #[serde(skip_serializing_if = "Option::is_none")]
         pub items: Option<BaseSchemaItems>,
-        #[serde(rename = "maxItems", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
         pub max_items: Option<f64>,
-        #[serde(rename = "maxLength", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
         pub max_length: Option<f64>,
-        #[serde(rename = "maxProperties", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
         pub max_properties: Option<f64>,
         #[serde(skip_serializing_if = "Option::is_none")]
         #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
         pub maximum: Option<f64>,
-        #[serde(rename = "minItems", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
         pub min_items: Option<f64>,
-        #[serde(rename = "minLength", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
         pub min_length: Option<f64>,
-        #[serde(rename = "minProperties", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
         pub min_properties: Option<f64>,
         #[serde(skip_serializing_if = "Option::is_none")]
         #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
         pub minimum: Option<f64>,
-        #[serde(rename = "multipleOf", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
         pub multiple_of: Option<f64>,
         #[serde(skip_serializing_if = "Option::is_none")]
         pub pattern: Option<String>,
         #[serde(skip_serializing_if = "Option::is_none")]
         pub title: Option<String>,
-        #[serde(rename = "type", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         pub type_: Option<ParameterType>,
-        #[serde(rename = "uniqueItems", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         pub unique_items: Option<bool>,
     }
 
@@ -1046,12 +1035,10 @@ pub mod types {
         PartialEq,
         PartialOrd
     )]
+    #[serde(rename_all = "camelCase")]
     pub enum BaseSecurityType {
-        #[serde(rename = "basic")]
         Basic,
-        #[serde(rename = "apiKey")]
         ApiKey,
-        #[serde(rename = "oauth2")]
         Oauth2,
     }
 
@@ -1234,52 +1221,52 @@ pub mod types {
     }
 
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
+    #[serde(rename_all = "camelCase")]
     pub struct FormDataParameterVariant0 {
-        #[serde(rename = "allowEmptyValue", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         pub allow_empty_value: Option<bool>,
-        #[serde(rename = "collectionFormat", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         pub collection_format: Option<ParameterCollectionFormat>,
         #[serde(skip_serializing_if = "Option::is_none")]
         pub default: Option<Value>,
         #[serde(skip_serializing_if = "Option::is_none")]
         pub description: Option<String>,
-        #[serde(rename = "enum", default, skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub enum_: Option<Vec<Value>>,
-        #[serde(rename = "exclusiveMaximum", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         pub exclusive_maximum: Option<bool>,
-        #[serde(rename = "exclusiveMinimum", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         pub exclusive_minimum: Option<bool>,
         #[serde(skip_serializing_if = "Option::is_none")]
         pub format: Option<String>,
-        #[serde(rename = "in")]
         pub in_: BaseParameterIn6,
         #[serde(skip_serializing_if = "Option::is_none")]
         pub items: Option<FormDataParameterVariant0Items>,
-        #[serde(rename = "maxItems", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
         pub max_items: Option<f64>,
-        #[serde(rename = "maxLength", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
         pub max_length: Option<f64>,
-        #[serde(rename = "maxProperties", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
         pub max_properties: Option<f64>,
         #[serde(skip_serializing_if = "Option::is_none")]
         #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
         pub maximum: Option<f64>,
-        #[serde(rename = "minItems", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
         pub min_items: Option<f64>,
-        #[serde(rename = "minLength", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
         pub min_length: Option<f64>,
-        #[serde(rename = "minProperties", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
         pub min_properties: Option<f64>,
         #[serde(skip_serializing_if = "Option::is_none")]
         #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
         pub minimum: Option<f64>,
-        #[serde(rename = "multipleOf", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
         pub multiple_of: Option<f64>,
         pub name: String,
@@ -1289,9 +1276,8 @@ pub mod types {
         pub required: Option<bool>,
         #[serde(skip_serializing_if = "Option::is_none")]
         pub title: Option<String>,
-        #[serde(rename = "type")]
         pub type_: FormDataParameterVariant0Type,
-        #[serde(rename = "uniqueItems", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         pub unique_items: Option<bool>,
     }
 
@@ -1326,20 +1312,14 @@ pub mod types {
         PartialEq,
         PartialOrd
     )]
+    #[serde(rename_all = "snake_case")]
     pub enum FormDataParameterVariant0Type {
-        #[serde(rename = "string")]
         String,
-        #[serde(rename = "number")]
         Number,
-        #[serde(rename = "integer")]
         Integer,
-        #[serde(rename = "boolean")]
         Boolean,
-        #[serde(rename = "array")]
         Array,
-        #[serde(rename = "object")]
         Object,
-        #[serde(rename = "file")]
         File,
     }
 
@@ -1399,52 +1379,52 @@ pub mod types {
     }
 
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
+    #[serde(rename_all = "camelCase")]
     pub struct FormDataParameterVariant1 {
-        #[serde(rename = "allowEmptyValue", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         pub allow_empty_value: Option<bool>,
-        #[serde(rename = "collectionFormat", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         pub collection_format: Option<ParameterCollectionFormat>,
         #[serde(skip_serializing_if = "Option::is_none")]
         pub default: Option<Value>,
         #[serde(skip_serializing_if = "Option::is_none")]
         pub description: Option<String>,
-        #[serde(rename = "enum", default, skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub enum_: Option<Vec<Value>>,
-        #[serde(rename = "exclusiveMaximum", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         pub exclusive_maximum: Option<bool>,
-        #[serde(rename = "exclusiveMinimum", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         pub exclusive_minimum: Option<bool>,
         #[serde(skip_serializing_if = "Option::is_none")]
         pub format: Option<IntegerFormatFormat>,
-        #[serde(rename = "in")]
         pub in_: BaseParameterIn6,
         #[serde(skip_serializing_if = "Option::is_none")]
         pub items: Option<FormDataParameterVariant1Items>,
-        #[serde(rename = "maxItems", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
         pub max_items: Option<f64>,
-        #[serde(rename = "maxLength", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
         pub max_length: Option<f64>,
-        #[serde(rename = "maxProperties", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
         pub max_properties: Option<f64>,
         #[serde(skip_serializing_if = "Option::is_none")]
         #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
         pub maximum: Option<f64>,
-        #[serde(rename = "minItems", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
         pub min_items: Option<f64>,
-        #[serde(rename = "minLength", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
         pub min_length: Option<f64>,
-        #[serde(rename = "minProperties", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
         pub min_properties: Option<f64>,
         #[serde(skip_serializing_if = "Option::is_none")]
         #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
         pub minimum: Option<f64>,
-        #[serde(rename = "multipleOf", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
         pub multiple_of: Option<f64>,
         pub name: String,
@@ -1454,9 +1434,8 @@ pub mod types {
         pub required: Option<bool>,
         #[serde(skip_serializing_if = "Option::is_none")]
         pub title: Option<String>,
-        #[serde(rename = "type")]
         pub type_: FormDataParameterVariant1Type,
-        #[serde(rename = "uniqueItems", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         pub unique_items: Option<bool>,
     }
 
@@ -1540,52 +1519,52 @@ pub mod types {
     }
 
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
+    #[serde(rename_all = "camelCase")]
     pub struct FormDataParameterVariant2 {
-        #[serde(rename = "allowEmptyValue", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         pub allow_empty_value: Option<bool>,
-        #[serde(rename = "collectionFormat", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         pub collection_format: Option<ParameterCollectionFormat>,
         #[serde(skip_serializing_if = "Option::is_none")]
         pub default: Option<Value>,
         #[serde(skip_serializing_if = "Option::is_none")]
         pub description: Option<String>,
-        #[serde(rename = "enum", default, skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub enum_: Option<Vec<Value>>,
-        #[serde(rename = "exclusiveMaximum", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         pub exclusive_maximum: Option<bool>,
-        #[serde(rename = "exclusiveMinimum", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         pub exclusive_minimum: Option<bool>,
         #[serde(skip_serializing_if = "Option::is_none")]
         pub format: Option<NumberFormatFormat>,
-        #[serde(rename = "in")]
         pub in_: BaseParameterIn6,
         #[serde(skip_serializing_if = "Option::is_none")]
         pub items: Option<FormDataParameterVariant2Items>,
-        #[serde(rename = "maxItems", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
         pub max_items: Option<f64>,
-        #[serde(rename = "maxLength", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
         pub max_length: Option<f64>,
-        #[serde(rename = "maxProperties", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
         pub max_properties: Option<f64>,
         #[serde(skip_serializing_if = "Option::is_none")]
         #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
         pub maximum: Option<f64>,
-        #[serde(rename = "minItems", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
         pub min_items: Option<f64>,
-        #[serde(rename = "minLength", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
         pub min_length: Option<f64>,
-        #[serde(rename = "minProperties", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
         pub min_properties: Option<f64>,
         #[serde(skip_serializing_if = "Option::is_none")]
         #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
         pub minimum: Option<f64>,
-        #[serde(rename = "multipleOf", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
         pub multiple_of: Option<f64>,
         pub name: String,
@@ -1595,9 +1574,8 @@ pub mod types {
         pub required: Option<bool>,
         #[serde(skip_serializing_if = "Option::is_none")]
         pub title: Option<String>,
-        #[serde(rename = "type")]
         pub type_: FormDataParameterVariant2Type,
-        #[serde(rename = "uniqueItems", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         pub unique_items: Option<bool>,
     }
 
@@ -1681,52 +1659,52 @@ pub mod types {
     }
 
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
+    #[serde(rename_all = "camelCase")]
     pub struct FormDataParameterVariant3 {
-        #[serde(rename = "allowEmptyValue", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         pub allow_empty_value: Option<bool>,
-        #[serde(rename = "collectionFormat", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         pub collection_format: Option<ParameterCollectionFormat>,
         #[serde(skip_serializing_if = "Option::is_none")]
         pub default: Option<Value>,
         #[serde(skip_serializing_if = "Option::is_none")]
         pub description: Option<String>,
-        #[serde(rename = "enum", default, skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub enum_: Option<Vec<Value>>,
-        #[serde(rename = "exclusiveMaximum", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         pub exclusive_maximum: Option<bool>,
-        #[serde(rename = "exclusiveMinimum", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         pub exclusive_minimum: Option<bool>,
         #[serde(skip_serializing_if = "Option::is_none")]
         pub format: Option<StringFormatFormat>,
-        #[serde(rename = "in")]
         pub in_: BaseParameterIn6,
         #[serde(skip_serializing_if = "Option::is_none")]
         pub items: Option<FormDataParameterVariant3Items>,
-        #[serde(rename = "maxItems", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
         pub max_items: Option<f64>,
-        #[serde(rename = "maxLength", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
         pub max_length: Option<f64>,
-        #[serde(rename = "maxProperties", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
         pub max_properties: Option<f64>,
         #[serde(skip_serializing_if = "Option::is_none")]
         #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
         pub maximum: Option<f64>,
-        #[serde(rename = "minItems", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
         pub min_items: Option<f64>,
-        #[serde(rename = "minLength", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
         pub min_length: Option<f64>,
-        #[serde(rename = "minProperties", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
         pub min_properties: Option<f64>,
         #[serde(skip_serializing_if = "Option::is_none")]
         #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
         pub minimum: Option<f64>,
-        #[serde(rename = "multipleOf", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
         pub multiple_of: Option<f64>,
         pub name: String,
@@ -1736,9 +1714,8 @@ pub mod types {
         pub required: Option<bool>,
         #[serde(skip_serializing_if = "Option::is_none")]
         pub title: Option<String>,
-        #[serde(rename = "type")]
         pub type_: FormDataParameterVariant3Type,
-        #[serde(rename = "uniqueItems", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         pub unique_items: Option<bool>,
     }
 
@@ -1830,55 +1807,55 @@ pub mod types {
     }
 
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
+    #[serde(rename_all = "camelCase")]
     pub struct Header {
         #[serde(skip_serializing_if = "Option::is_none")]
         pub default: Option<Value>,
         #[serde(skip_serializing_if = "Option::is_none")]
         pub description: Option<String>,
-        #[serde(rename = "enum", default, skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub enum_: Option<Vec<Value>>,
-        #[serde(rename = "exclusiveMaximum", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         pub exclusive_maximum: Option<bool>,
-        #[serde(rename = "exclusiveMinimum", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         pub exclusive_minimum: Option<bool>,
         #[serde(skip_serializing_if = "Option::is_none")]
         pub format: Option<String>,
         #[serde(skip_serializing_if = "Option::is_none")]
         pub items: Option<HeaderItems>,
-        #[serde(rename = "maxItems", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
         pub max_items: Option<f64>,
-        #[serde(rename = "maxLength", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
         pub max_length: Option<f64>,
-        #[serde(rename = "maxProperties", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
         pub max_properties: Option<f64>,
         #[serde(skip_serializing_if = "Option::is_none")]
         #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
         pub maximum: Option<f64>,
-        #[serde(rename = "minItems", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
         pub min_items: Option<f64>,
-        #[serde(rename = "minLength", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
         pub min_length: Option<f64>,
-        #[serde(rename = "minProperties", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
         pub min_properties: Option<f64>,
         #[serde(skip_serializing_if = "Option::is_none")]
         #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
         pub minimum: Option<f64>,
-        #[serde(rename = "multipleOf", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
         pub multiple_of: Option<f64>,
         #[serde(skip_serializing_if = "Option::is_none")]
         pub pattern: Option<String>,
         #[serde(skip_serializing_if = "Option::is_none")]
         pub title: Option<String>,
-        #[serde(rename = "type")]
         pub type_: ParameterType,
-        #[serde(rename = "uniqueItems", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         pub unique_items: Option<bool>,
     }
 
@@ -1935,48 +1912,48 @@ pub mod types {
     }
 
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
+    #[serde(rename_all = "camelCase")]
     pub struct HeaderParameterVariant0 {
         #[serde(skip_serializing_if = "Option::is_none")]
         pub default: Option<Value>,
         #[serde(skip_serializing_if = "Option::is_none")]
         pub description: Option<String>,
-        #[serde(rename = "enum", default, skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub enum_: Option<Vec<Value>>,
-        #[serde(rename = "exclusiveMaximum", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         pub exclusive_maximum: Option<bool>,
-        #[serde(rename = "exclusiveMinimum", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         pub exclusive_minimum: Option<bool>,
         #[serde(skip_serializing_if = "Option::is_none")]
         pub format: Option<String>,
-        #[serde(rename = "in")]
         pub in_: BaseParameterIn5,
         #[serde(skip_serializing_if = "Option::is_none")]
         pub items: Option<HeaderParameterVariant0Items>,
-        #[serde(rename = "maxItems", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
         pub max_items: Option<f64>,
-        #[serde(rename = "maxLength", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
         pub max_length: Option<f64>,
-        #[serde(rename = "maxProperties", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
         pub max_properties: Option<f64>,
         #[serde(skip_serializing_if = "Option::is_none")]
         #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
         pub maximum: Option<f64>,
-        #[serde(rename = "minItems", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
         pub min_items: Option<f64>,
-        #[serde(rename = "minLength", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
         pub min_length: Option<f64>,
-        #[serde(rename = "minProperties", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
         pub min_properties: Option<f64>,
         #[serde(skip_serializing_if = "Option::is_none")]
         #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
         pub minimum: Option<f64>,
-        #[serde(rename = "multipleOf", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
         pub multiple_of: Option<f64>,
         pub name: String,
@@ -1986,9 +1963,9 @@ pub mod types {
         pub required: Option<bool>,
         #[serde(skip_serializing_if = "Option::is_none")]
         pub title: Option<String>,
-        #[serde(rename = "type", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         pub type_: Option<ParameterType>,
-        #[serde(rename = "uniqueItems", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         pub unique_items: Option<bool>,
     }
 
@@ -2012,48 +1989,48 @@ pub mod types {
     }
 
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
+    #[serde(rename_all = "camelCase")]
     pub struct HeaderParameterVariant1 {
         #[serde(skip_serializing_if = "Option::is_none")]
         pub default: Option<Value>,
         #[serde(skip_serializing_if = "Option::is_none")]
         pub description: Option<String>,
-        #[serde(rename = "enum", default, skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub enum_: Option<Vec<Value>>,
-        #[serde(rename = "exclusiveMaximum", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         pub exclusive_maximum: Option<bool>,
-        #[serde(rename = "exclusiveMinimum", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         pub exclusive_minimum: Option<bool>,
         #[serde(skip_serializing_if = "Option::is_none")]
         pub format: Option<IntegerFormatFormat>,
-        #[serde(rename = "in")]
         pub in_: BaseParameterIn5,
         #[serde(skip_serializing_if = "Option::is_none")]
         pub items: Option<HeaderParameterVariant1Items>,
-        #[serde(rename = "maxItems", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
         pub max_items: Option<f64>,
-        #[serde(rename = "maxLength", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
         pub max_length: Option<f64>,
-        #[serde(rename = "maxProperties", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
         pub max_properties: Option<f64>,
         #[serde(skip_serializing_if = "Option::is_none")]
         #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
         pub maximum: Option<f64>,
-        #[serde(rename = "minItems", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
         pub min_items: Option<f64>,
-        #[serde(rename = "minLength", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
         pub min_length: Option<f64>,
-        #[serde(rename = "minProperties", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
         pub min_properties: Option<f64>,
         #[serde(skip_serializing_if = "Option::is_none")]
         #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
         pub minimum: Option<f64>,
-        #[serde(rename = "multipleOf", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
         pub multiple_of: Option<f64>,
         pub name: String,
@@ -2063,9 +2040,8 @@ pub mod types {
         pub required: Option<bool>,
         #[serde(skip_serializing_if = "Option::is_none")]
         pub title: Option<String>,
-        #[serde(rename = "type")]
         pub type_: BaseSchemaType,
-        #[serde(rename = "uniqueItems", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         pub unique_items: Option<bool>,
     }
 
@@ -2089,48 +2065,48 @@ pub mod types {
     }
 
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
+    #[serde(rename_all = "camelCase")]
     pub struct HeaderParameterVariant2 {
         #[serde(skip_serializing_if = "Option::is_none")]
         pub default: Option<Value>,
         #[serde(skip_serializing_if = "Option::is_none")]
         pub description: Option<String>,
-        #[serde(rename = "enum", default, skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub enum_: Option<Vec<Value>>,
-        #[serde(rename = "exclusiveMaximum", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         pub exclusive_maximum: Option<bool>,
-        #[serde(rename = "exclusiveMinimum", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         pub exclusive_minimum: Option<bool>,
         #[serde(skip_serializing_if = "Option::is_none")]
         pub format: Option<NumberFormatFormat>,
-        #[serde(rename = "in")]
         pub in_: BaseParameterIn5,
         #[serde(skip_serializing_if = "Option::is_none")]
         pub items: Option<HeaderParameterVariant2Items>,
-        #[serde(rename = "maxItems", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
         pub max_items: Option<f64>,
-        #[serde(rename = "maxLength", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
         pub max_length: Option<f64>,
-        #[serde(rename = "maxProperties", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
         pub max_properties: Option<f64>,
         #[serde(skip_serializing_if = "Option::is_none")]
         #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
         pub maximum: Option<f64>,
-        #[serde(rename = "minItems", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
         pub min_items: Option<f64>,
-        #[serde(rename = "minLength", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
         pub min_length: Option<f64>,
-        #[serde(rename = "minProperties", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
         pub min_properties: Option<f64>,
         #[serde(skip_serializing_if = "Option::is_none")]
         #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
         pub minimum: Option<f64>,
-        #[serde(rename = "multipleOf", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
         pub multiple_of: Option<f64>,
         pub name: String,
@@ -2140,9 +2116,8 @@ pub mod types {
         pub required: Option<bool>,
         #[serde(skip_serializing_if = "Option::is_none")]
         pub title: Option<String>,
-        #[serde(rename = "type")]
         pub type_: BaseSchemaType2,
-        #[serde(rename = "uniqueItems", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         pub unique_items: Option<bool>,
     }
 
@@ -2166,48 +2141,48 @@ pub mod types {
     }
 
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
+    #[serde(rename_all = "camelCase")]
     pub struct HeaderParameterVariant3 {
         #[serde(skip_serializing_if = "Option::is_none")]
         pub default: Option<Value>,
         #[serde(skip_serializing_if = "Option::is_none")]
         pub description: Option<String>,
-        #[serde(rename = "enum", default, skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub enum_: Option<Vec<Value>>,
-        #[serde(rename = "exclusiveMaximum", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         pub exclusive_maximum: Option<bool>,
-        #[serde(rename = "exclusiveMinimum", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         pub exclusive_minimum: Option<bool>,
         #[serde(skip_serializing_if = "Option::is_none")]
         pub format: Option<StringFormatFormat>,
-        #[serde(rename = "in")]
         pub in_: BaseParameterIn5,
         #[serde(skip_serializing_if = "Option::is_none")]
         pub items: Option<HeaderParameterVariant3Items>,
-        #[serde(rename = "maxItems", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
         pub max_items: Option<f64>,
-        #[serde(rename = "maxLength", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
         pub max_length: Option<f64>,
-        #[serde(rename = "maxProperties", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
         pub max_properties: Option<f64>,
         #[serde(skip_serializing_if = "Option::is_none")]
         #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
         pub maximum: Option<f64>,
-        #[serde(rename = "minItems", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
         pub min_items: Option<f64>,
-        #[serde(rename = "minLength", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
         pub min_length: Option<f64>,
-        #[serde(rename = "minProperties", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
         pub min_properties: Option<f64>,
         #[serde(skip_serializing_if = "Option::is_none")]
         #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
         pub minimum: Option<f64>,
-        #[serde(rename = "multipleOf", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
         pub multiple_of: Option<f64>,
         pub name: String,
@@ -2217,9 +2192,8 @@ pub mod types {
         pub required: Option<bool>,
         #[serde(skip_serializing_if = "Option::is_none")]
         pub title: Option<String>,
-        #[serde(rename = "type")]
         pub type_: BaseSchemaType3,
-        #[serde(rename = "uniqueItems", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         pub unique_items: Option<bool>,
     }
 
@@ -2276,10 +2250,9 @@ pub mod types {
         PartialEq,
         PartialOrd
     )]
+    #[serde(rename_all = "snake_case")]
     pub enum IntegerFormatFormat {
-        #[serde(rename = "int32")]
         Int32,
-        #[serde(rename = "int64")]
         Int64,
     }
 
@@ -2415,10 +2388,9 @@ pub mod types {
         PartialEq,
         PartialOrd
     )]
+    #[serde(rename_all = "snake_case")]
     pub enum NumberFormatFormat {
-        #[serde(rename = "float")]
         Float,
-        #[serde(rename = "double")]
         Double,
     }
 
@@ -2528,17 +2500,15 @@ pub mod types {
     }
 
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
+    #[serde(rename_all = "camelCase")]
     pub struct OAuth2AccessCodeSecurity {
-        #[serde(rename = "authorizationUrl")]
         pub authorization_url: String,
         #[serde(skip_serializing_if = "Option::is_none")]
         pub description: Option<String>,
         pub flow: OAuth2AccessCodeSecurityFlow,
         #[serde(skip_serializing_if = "Option::is_none")]
         pub scopes: Option<OAuthScope>,
-        #[serde(rename = "tokenUrl")]
         pub token_url: String,
-        #[serde(rename = "type")]
         pub type_: OAuth2AccessCodeSecurityType,
     }
 
@@ -2663,15 +2633,14 @@ pub mod types {
     }
 
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
+    #[serde(rename_all = "camelCase")]
     pub struct OAuth2ApplicationSecurity {
         #[serde(skip_serializing_if = "Option::is_none")]
         pub description: Option<String>,
         pub flow: OAuth2ApplicationSecurityFlow,
         #[serde(skip_serializing_if = "Option::is_none")]
         pub scopes: Option<OAuthScope>,
-        #[serde(rename = "tokenUrl")]
         pub token_url: String,
-        #[serde(rename = "type")]
         pub type_: OAuth2ApplicationSecurityType,
     }
 
@@ -2796,15 +2765,14 @@ pub mod types {
     }
 
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
+    #[serde(rename_all = "camelCase")]
     pub struct OAuth2ImplicitSecurity {
-        #[serde(rename = "authorizationUrl")]
         pub authorization_url: String,
         #[serde(skip_serializing_if = "Option::is_none")]
         pub description: Option<String>,
         pub flow: OAuth2ImplicitSecurityFlow,
         #[serde(skip_serializing_if = "Option::is_none")]
         pub scopes: Option<OAuthScope>,
-        #[serde(rename = "type")]
         pub type_: OAuth2ImplicitSecurityType,
     }
 
@@ -2929,15 +2897,14 @@ pub mod types {
     }
 
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
+    #[serde(rename_all = "camelCase")]
     pub struct OAuth2PasswordSecurity {
         #[serde(skip_serializing_if = "Option::is_none")]
         pub description: Option<String>,
         pub flow: OAuth2PasswordSecurityFlow,
         #[serde(skip_serializing_if = "Option::is_none")]
         pub scopes: Option<OAuthScope>,
-        #[serde(rename = "tokenUrl")]
         pub token_url: String,
-        #[serde(rename = "type")]
         pub type_: OAuth2PasswordSecurityType,
     }
 
@@ -3086,6 +3053,7 @@ pub mod types {
     }
 
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
+    #[serde(rename_all = "camelCase")]
     pub struct Operation {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         pub consumes: Option<Vec<String>>,
@@ -3093,9 +3061,9 @@ pub mod types {
         pub deprecated: Option<bool>,
         #[serde(skip_serializing_if = "Option::is_none")]
         pub description: Option<String>,
-        #[serde(rename = "externalDocs", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         pub external_docs: Option<ExternalDocs>,
-        #[serde(rename = "operationId", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         pub operation_id: Option<String>,
         #[serde(default, skip_serializing_if = "Option::is_none")]
         pub parameters: Option<Vec<OperationParametersItem>>,
@@ -3244,52 +3212,52 @@ pub mod types {
     }
 
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
+    #[serde(rename_all = "camelCase")]
     pub struct OperationParametersItemVariant1 {
-        #[serde(rename = "allowEmptyValue", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         pub allow_empty_value: Option<bool>,
-        #[serde(rename = "collectionFormat", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         pub collection_format: Option<ParameterCollectionFormat>,
         #[serde(skip_serializing_if = "Option::is_none")]
         pub default: Option<Value>,
         #[serde(skip_serializing_if = "Option::is_none")]
         pub description: Option<String>,
-        #[serde(rename = "enum", default, skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub enum_: Option<Vec<Value>>,
-        #[serde(rename = "exclusiveMaximum", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         pub exclusive_maximum: Option<bool>,
-        #[serde(rename = "exclusiveMinimum", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         pub exclusive_minimum: Option<bool>,
         #[serde(skip_serializing_if = "Option::is_none")]
         pub format: Option<String>,
-        #[serde(rename = "in")]
         pub in_: BaseParameterIn6,
         #[serde(skip_serializing_if = "Option::is_none")]
         pub items: Option<OperationParametersItemVariant1Items>,
-        #[serde(rename = "maxItems", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
         pub max_items: Option<f64>,
-        #[serde(rename = "maxLength", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
         pub max_length: Option<f64>,
-        #[serde(rename = "maxProperties", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
         pub max_properties: Option<f64>,
         #[serde(skip_serializing_if = "Option::is_none")]
         #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
         pub maximum: Option<f64>,
-        #[serde(rename = "minItems", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
         pub min_items: Option<f64>,
-        #[serde(rename = "minLength", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
         pub min_length: Option<f64>,
-        #[serde(rename = "minProperties", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
         pub min_properties: Option<f64>,
         #[serde(skip_serializing_if = "Option::is_none")]
         #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
         pub minimum: Option<f64>,
-        #[serde(rename = "multipleOf", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
         pub multiple_of: Option<f64>,
         pub name: String,
@@ -3299,9 +3267,8 @@ pub mod types {
         pub required: Option<bool>,
         #[serde(skip_serializing_if = "Option::is_none")]
         pub title: Option<String>,
-        #[serde(rename = "type")]
         pub type_: OperationParametersItemVariant1Type,
-        #[serde(rename = "uniqueItems", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         pub unique_items: Option<bool>,
     }
 
@@ -3336,20 +3303,14 @@ pub mod types {
         PartialEq,
         PartialOrd
     )]
+    #[serde(rename_all = "snake_case")]
     pub enum OperationParametersItemVariant1Type {
-        #[serde(rename = "string")]
         String,
-        #[serde(rename = "number")]
         Number,
-        #[serde(rename = "integer")]
         Integer,
-        #[serde(rename = "boolean")]
         Boolean,
-        #[serde(rename = "array")]
         Array,
-        #[serde(rename = "object")]
         Object,
-        #[serde(rename = "file")]
         File,
     }
 
@@ -3409,52 +3370,52 @@ pub mod types {
     }
 
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
+    #[serde(rename_all = "camelCase")]
     pub struct OperationParametersItemVariant2 {
-        #[serde(rename = "allowEmptyValue", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         pub allow_empty_value: Option<bool>,
-        #[serde(rename = "collectionFormat", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         pub collection_format: Option<ParameterCollectionFormat>,
         #[serde(skip_serializing_if = "Option::is_none")]
         pub default: Option<Value>,
         #[serde(skip_serializing_if = "Option::is_none")]
         pub description: Option<String>,
-        #[serde(rename = "enum", default, skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub enum_: Option<Vec<Value>>,
-        #[serde(rename = "exclusiveMaximum", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         pub exclusive_maximum: Option<bool>,
-        #[serde(rename = "exclusiveMinimum", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         pub exclusive_minimum: Option<bool>,
         #[serde(skip_serializing_if = "Option::is_none")]
         pub format: Option<IntegerFormatFormat>,
-        #[serde(rename = "in")]
         pub in_: BaseParameterIn6,
         #[serde(skip_serializing_if = "Option::is_none")]
         pub items: Option<OperationParametersItemVariant2Items>,
-        #[serde(rename = "maxItems", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
         pub max_items: Option<f64>,
-        #[serde(rename = "maxLength", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
         pub max_length: Option<f64>,
-        #[serde(rename = "maxProperties", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
         pub max_properties: Option<f64>,
         #[serde(skip_serializing_if = "Option::is_none")]
         #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
         pub maximum: Option<f64>,
-        #[serde(rename = "minItems", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
         pub min_items: Option<f64>,
-        #[serde(rename = "minLength", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
         pub min_length: Option<f64>,
-        #[serde(rename = "minProperties", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
         pub min_properties: Option<f64>,
         #[serde(skip_serializing_if = "Option::is_none")]
         #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
         pub minimum: Option<f64>,
-        #[serde(rename = "multipleOf", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
         pub multiple_of: Option<f64>,
         pub name: String,
@@ -3464,9 +3425,8 @@ pub mod types {
         pub required: Option<bool>,
         #[serde(skip_serializing_if = "Option::is_none")]
         pub title: Option<String>,
-        #[serde(rename = "type")]
         pub type_: OperationParametersItemVariant2Type,
-        #[serde(rename = "uniqueItems", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         pub unique_items: Option<bool>,
     }
 
@@ -3550,52 +3510,52 @@ pub mod types {
     }
 
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
+    #[serde(rename_all = "camelCase")]
     pub struct OperationParametersItemVariant3 {
-        #[serde(rename = "allowEmptyValue", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         pub allow_empty_value: Option<bool>,
-        #[serde(rename = "collectionFormat", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         pub collection_format: Option<ParameterCollectionFormat>,
         #[serde(skip_serializing_if = "Option::is_none")]
         pub default: Option<Value>,
         #[serde(skip_serializing_if = "Option::is_none")]
         pub description: Option<String>,
-        #[serde(rename = "enum", default, skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub enum_: Option<Vec<Value>>,
-        #[serde(rename = "exclusiveMaximum", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         pub exclusive_maximum: Option<bool>,
-        #[serde(rename = "exclusiveMinimum", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         pub exclusive_minimum: Option<bool>,
         #[serde(skip_serializing_if = "Option::is_none")]
         pub format: Option<NumberFormatFormat>,
-        #[serde(rename = "in")]
         pub in_: BaseParameterIn6,
         #[serde(skip_serializing_if = "Option::is_none")]
         pub items: Option<OperationParametersItemVariant3Items>,
-        #[serde(rename = "maxItems", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
         pub max_items: Option<f64>,
-        #[serde(rename = "maxLength", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
         pub max_length: Option<f64>,
-        #[serde(rename = "maxProperties", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
         pub max_properties: Option<f64>,
         #[serde(skip_serializing_if = "Option::is_none")]
         #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
         pub maximum: Option<f64>,
-        #[serde(rename = "minItems", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
         pub min_items: Option<f64>,
-        #[serde(rename = "minLength", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
         pub min_length: Option<f64>,
-        #[serde(rename = "minProperties", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
         pub min_properties: Option<f64>,
         #[serde(skip_serializing_if = "Option::is_none")]
         #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
         pub minimum: Option<f64>,
-        #[serde(rename = "multipleOf", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
         pub multiple_of: Option<f64>,
         pub name: String,
@@ -3605,9 +3565,8 @@ pub mod types {
         pub required: Option<bool>,
         #[serde(skip_serializing_if = "Option::is_none")]
         pub title: Option<String>,
-        #[serde(rename = "type")]
         pub type_: OperationParametersItemVariant3Type,
-        #[serde(rename = "uniqueItems", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         pub unique_items: Option<bool>,
     }
 
@@ -3691,52 +3650,52 @@ pub mod types {
     }
 
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
+    #[serde(rename_all = "camelCase")]
     pub struct OperationParametersItemVariant4 {
-        #[serde(rename = "allowEmptyValue", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         pub allow_empty_value: Option<bool>,
-        #[serde(rename = "collectionFormat", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         pub collection_format: Option<ParameterCollectionFormat>,
         #[serde(skip_serializing_if = "Option::is_none")]
         pub default: Option<Value>,
         #[serde(skip_serializing_if = "Option::is_none")]
         pub description: Option<String>,
-        #[serde(rename = "enum", default, skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub enum_: Option<Vec<Value>>,
-        #[serde(rename = "exclusiveMaximum", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         pub exclusive_maximum: Option<bool>,
-        #[serde(rename = "exclusiveMinimum", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         pub exclusive_minimum: Option<bool>,
         #[serde(skip_serializing_if = "Option::is_none")]
         pub format: Option<StringFormatFormat>,
-        #[serde(rename = "in")]
         pub in_: BaseParameterIn6,
         #[serde(skip_serializing_if = "Option::is_none")]
         pub items: Option<OperationParametersItemVariant4Items>,
-        #[serde(rename = "maxItems", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
         pub max_items: Option<f64>,
-        #[serde(rename = "maxLength", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
         pub max_length: Option<f64>,
-        #[serde(rename = "maxProperties", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
         pub max_properties: Option<f64>,
         #[serde(skip_serializing_if = "Option::is_none")]
         #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
         pub maximum: Option<f64>,
-        #[serde(rename = "minItems", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
         pub min_items: Option<f64>,
-        #[serde(rename = "minLength", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
         pub min_length: Option<f64>,
-        #[serde(rename = "minProperties", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
         pub min_properties: Option<f64>,
         #[serde(skip_serializing_if = "Option::is_none")]
         #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
         pub minimum: Option<f64>,
-        #[serde(rename = "multipleOf", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
         pub multiple_of: Option<f64>,
         pub name: String,
@@ -3746,9 +3705,8 @@ pub mod types {
         pub required: Option<bool>,
         #[serde(skip_serializing_if = "Option::is_none")]
         pub title: Option<String>,
-        #[serde(rename = "type")]
         pub type_: OperationParametersItemVariant4Type,
-        #[serde(rename = "uniqueItems", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         pub unique_items: Option<bool>,
     }
 
@@ -4044,16 +4002,12 @@ pub mod types {
         PartialEq,
         PartialOrd
     )]
+    #[serde(rename_all = "snake_case")]
     pub enum ParameterCollectionFormat {
-        #[serde(rename = "csv")]
         Csv,
-        #[serde(rename = "ssv")]
         Ssv,
-        #[serde(rename = "tsv")]
         Tsv,
-        #[serde(rename = "pipes")]
         Pipes,
-        #[serde(rename = "multi")]
         Multi,
     }
 
@@ -4120,20 +4074,14 @@ pub mod types {
         PartialEq,
         PartialOrd
     )]
+    #[serde(rename_all = "snake_case")]
     pub enum ParameterType {
-        #[serde(rename = "string")]
         String,
-        #[serde(rename = "number")]
         Number,
-        #[serde(rename = "integer")]
         Integer,
-        #[serde(rename = "boolean")]
         Boolean,
-        #[serde(rename = "array")]
         Array,
-        #[serde(rename = "object")]
         Object,
-        #[serde(rename = "file")]
         File,
     }
 
@@ -4193,52 +4141,52 @@ pub mod types {
     }
 
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
+    #[serde(rename_all = "camelCase")]
     pub struct ParameterVariant1 {
-        #[serde(rename = "allowEmptyValue", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         pub allow_empty_value: Option<bool>,
-        #[serde(rename = "collectionFormat", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         pub collection_format: Option<ParameterCollectionFormat>,
         #[serde(skip_serializing_if = "Option::is_none")]
         pub default: Option<Value>,
         #[serde(skip_serializing_if = "Option::is_none")]
         pub description: Option<String>,
-        #[serde(rename = "enum", default, skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub enum_: Option<Vec<Value>>,
-        #[serde(rename = "exclusiveMaximum", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         pub exclusive_maximum: Option<bool>,
-        #[serde(rename = "exclusiveMinimum", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         pub exclusive_minimum: Option<bool>,
         #[serde(skip_serializing_if = "Option::is_none")]
         pub format: Option<String>,
-        #[serde(rename = "in")]
         pub in_: BaseParameterIn6,
         #[serde(skip_serializing_if = "Option::is_none")]
         pub items: Option<ParameterVariant1Items>,
-        #[serde(rename = "maxItems", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
         pub max_items: Option<f64>,
-        #[serde(rename = "maxLength", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
         pub max_length: Option<f64>,
-        #[serde(rename = "maxProperties", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
         pub max_properties: Option<f64>,
         #[serde(skip_serializing_if = "Option::is_none")]
         #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
         pub maximum: Option<f64>,
-        #[serde(rename = "minItems", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
         pub min_items: Option<f64>,
-        #[serde(rename = "minLength", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
         pub min_length: Option<f64>,
-        #[serde(rename = "minProperties", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
         pub min_properties: Option<f64>,
         #[serde(skip_serializing_if = "Option::is_none")]
         #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
         pub minimum: Option<f64>,
-        #[serde(rename = "multipleOf", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
         pub multiple_of: Option<f64>,
         pub name: String,
@@ -4248,9 +4196,8 @@ pub mod types {
         pub required: Option<bool>,
         #[serde(skip_serializing_if = "Option::is_none")]
         pub title: Option<String>,
-        #[serde(rename = "type")]
         pub type_: ParameterVariant1Type,
-        #[serde(rename = "uniqueItems", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         pub unique_items: Option<bool>,
     }
 
@@ -4285,20 +4232,14 @@ pub mod types {
         PartialEq,
         PartialOrd
     )]
+    #[serde(rename_all = "snake_case")]
     pub enum ParameterVariant1Type {
-        #[serde(rename = "string")]
         String,
-        #[serde(rename = "number")]
         Number,
-        #[serde(rename = "integer")]
         Integer,
-        #[serde(rename = "boolean")]
         Boolean,
-        #[serde(rename = "array")]
         Array,
-        #[serde(rename = "object")]
         Object,
-        #[serde(rename = "file")]
         File,
     }
 
@@ -4358,52 +4299,52 @@ pub mod types {
     }
 
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
+    #[serde(rename_all = "camelCase")]
     pub struct ParameterVariant2 {
-        #[serde(rename = "allowEmptyValue", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         pub allow_empty_value: Option<bool>,
-        #[serde(rename = "collectionFormat", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         pub collection_format: Option<ParameterCollectionFormat>,
         #[serde(skip_serializing_if = "Option::is_none")]
         pub default: Option<Value>,
         #[serde(skip_serializing_if = "Option::is_none")]
         pub description: Option<String>,
-        #[serde(rename = "enum", default, skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub enum_: Option<Vec<Value>>,
-        #[serde(rename = "exclusiveMaximum", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         pub exclusive_maximum: Option<bool>,
-        #[serde(rename = "exclusiveMinimum", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         pub exclusive_minimum: Option<bool>,
         #[serde(skip_serializing_if = "Option::is_none")]
         pub format: Option<IntegerFormatFormat>,
-        #[serde(rename = "in")]
         pub in_: BaseParameterIn6,
         #[serde(skip_serializing_if = "Option::is_none")]
         pub items: Option<ParameterVariant2Items>,
-        #[serde(rename = "maxItems", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
         pub max_items: Option<f64>,
-        #[serde(rename = "maxLength", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
         pub max_length: Option<f64>,
-        #[serde(rename = "maxProperties", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
         pub max_properties: Option<f64>,
         #[serde(skip_serializing_if = "Option::is_none")]
         #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
         pub maximum: Option<f64>,
-        #[serde(rename = "minItems", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
         pub min_items: Option<f64>,
-        #[serde(rename = "minLength", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
         pub min_length: Option<f64>,
-        #[serde(rename = "minProperties", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
         pub min_properties: Option<f64>,
         #[serde(skip_serializing_if = "Option::is_none")]
         #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
         pub minimum: Option<f64>,
-        #[serde(rename = "multipleOf", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
         pub multiple_of: Option<f64>,
         pub name: String,
@@ -4413,9 +4354,8 @@ pub mod types {
         pub required: Option<bool>,
         #[serde(skip_serializing_if = "Option::is_none")]
         pub title: Option<String>,
-        #[serde(rename = "type")]
         pub type_: ParameterVariant2Type,
-        #[serde(rename = "uniqueItems", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         pub unique_items: Option<bool>,
     }
 
@@ -4499,52 +4439,52 @@ pub mod types {
     }
 
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
+    #[serde(rename_all = "camelCase")]
     pub struct ParameterVariant3 {
-        #[serde(rename = "allowEmptyValue", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         pub allow_empty_value: Option<bool>,
-        #[serde(rename = "collectionFormat", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         pub collection_format: Option<ParameterCollectionFormat>,
         #[serde(skip_serializing_if = "Option::is_none")]
         pub default: Option<Value>,
         #[serde(skip_serializing_if = "Option::is_none")]
         pub description: Option<String>,
-        #[serde(rename = "enum", default, skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub enum_: Option<Vec<Value>>,
-        #[serde(rename = "exclusiveMaximum", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         pub exclusive_maximum: Option<bool>,
-        #[serde(rename = "exclusiveMinimum", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         pub exclusive_minimum: Option<bool>,
         #[serde(skip_serializing_if = "Option::is_none")]
         pub format: Option<NumberFormatFormat>,
-        #[serde(rename = "in")]
         pub in_: BaseParameterIn6,
         #[serde(skip_serializing_if = "Option::is_none")]
         pub items: Option<ParameterVariant3Items>,
-        #[serde(rename = "maxItems", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
         pub max_items: Option<f64>,
-        #[serde(rename = "maxLength", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
         pub max_length: Option<f64>,
-        #[serde(rename = "maxProperties", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
         pub max_properties: Option<f64>,
         #[serde(skip_serializing_if = "Option::is_none")]
         #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
         pub maximum: Option<f64>,
-        #[serde(rename = "minItems", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
         pub min_items: Option<f64>,
-        #[serde(rename = "minLength", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
         pub min_length: Option<f64>,
-        #[serde(rename = "minProperties", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
         pub min_properties: Option<f64>,
         #[serde(skip_serializing_if = "Option::is_none")]
         #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
         pub minimum: Option<f64>,
-        #[serde(rename = "multipleOf", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
         pub multiple_of: Option<f64>,
         pub name: String,
@@ -4554,9 +4494,8 @@ pub mod types {
         pub required: Option<bool>,
         #[serde(skip_serializing_if = "Option::is_none")]
         pub title: Option<String>,
-        #[serde(rename = "type")]
         pub type_: ParameterVariant3Type,
-        #[serde(rename = "uniqueItems", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         pub unique_items: Option<bool>,
     }
 
@@ -4640,52 +4579,52 @@ pub mod types {
     }
 
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
+    #[serde(rename_all = "camelCase")]
     pub struct ParameterVariant4 {
-        #[serde(rename = "allowEmptyValue", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         pub allow_empty_value: Option<bool>,
-        #[serde(rename = "collectionFormat", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         pub collection_format: Option<ParameterCollectionFormat>,
         #[serde(skip_serializing_if = "Option::is_none")]
         pub default: Option<Value>,
         #[serde(skip_serializing_if = "Option::is_none")]
         pub description: Option<String>,
-        #[serde(rename = "enum", default, skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub enum_: Option<Vec<Value>>,
-        #[serde(rename = "exclusiveMaximum", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         pub exclusive_maximum: Option<bool>,
-        #[serde(rename = "exclusiveMinimum", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         pub exclusive_minimum: Option<bool>,
         #[serde(skip_serializing_if = "Option::is_none")]
         pub format: Option<StringFormatFormat>,
-        #[serde(rename = "in")]
         pub in_: BaseParameterIn6,
         #[serde(skip_serializing_if = "Option::is_none")]
         pub items: Option<ParameterVariant4Items>,
-        #[serde(rename = "maxItems", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
         pub max_items: Option<f64>,
-        #[serde(rename = "maxLength", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
         pub max_length: Option<f64>,
-        #[serde(rename = "maxProperties", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
         pub max_properties: Option<f64>,
         #[serde(skip_serializing_if = "Option::is_none")]
         #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
         pub maximum: Option<f64>,
-        #[serde(rename = "minItems", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
         pub min_items: Option<f64>,
-        #[serde(rename = "minLength", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
         pub min_length: Option<f64>,
-        #[serde(rename = "minProperties", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
         pub min_properties: Option<f64>,
         #[serde(skip_serializing_if = "Option::is_none")]
         #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
         pub minimum: Option<f64>,
-        #[serde(rename = "multipleOf", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
         pub multiple_of: Option<f64>,
         pub name: String,
@@ -4695,9 +4634,8 @@ pub mod types {
         pub required: Option<bool>,
         #[serde(skip_serializing_if = "Option::is_none")]
         pub title: Option<String>,
-        #[serde(rename = "type")]
         pub type_: ParameterVariant4Type,
-        #[serde(rename = "uniqueItems", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         pub unique_items: Option<bool>,
     }
 
@@ -4836,48 +4774,48 @@ pub mod types {
     }
 
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
+    #[serde(rename_all = "camelCase")]
     pub struct PathParameterVariant0 {
         #[serde(skip_serializing_if = "Option::is_none")]
         pub default: Option<Value>,
         #[serde(skip_serializing_if = "Option::is_none")]
         pub description: Option<String>,
-        #[serde(rename = "enum", default, skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub enum_: Option<Vec<Value>>,
-        #[serde(rename = "exclusiveMaximum", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         pub exclusive_maximum: Option<bool>,
-        #[serde(rename = "exclusiveMinimum", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         pub exclusive_minimum: Option<bool>,
         #[serde(skip_serializing_if = "Option::is_none")]
         pub format: Option<String>,
-        #[serde(rename = "in")]
         pub in_: BaseParameterIn4,
         #[serde(skip_serializing_if = "Option::is_none")]
         pub items: Option<PathParameterVariant0Items>,
-        #[serde(rename = "maxItems", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
         pub max_items: Option<f64>,
-        #[serde(rename = "maxLength", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
         pub max_length: Option<f64>,
-        #[serde(rename = "maxProperties", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
         pub max_properties: Option<f64>,
         #[serde(skip_serializing_if = "Option::is_none")]
         #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
         pub maximum: Option<f64>,
-        #[serde(rename = "minItems", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
         pub min_items: Option<f64>,
-        #[serde(rename = "minLength", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
         pub min_length: Option<f64>,
-        #[serde(rename = "minProperties", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
         pub min_properties: Option<f64>,
         #[serde(skip_serializing_if = "Option::is_none")]
         #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
         pub minimum: Option<f64>,
-        #[serde(rename = "multipleOf", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
         pub multiple_of: Option<f64>,
         pub name: String,
@@ -4886,9 +4824,9 @@ pub mod types {
         pub required: BaseParameterRequired,
         #[serde(skip_serializing_if = "Option::is_none")]
         pub title: Option<String>,
-        #[serde(rename = "type", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         pub type_: Option<ParameterType>,
-        #[serde(rename = "uniqueItems", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         pub unique_items: Option<bool>,
     }
 
@@ -4912,48 +4850,48 @@ pub mod types {
     }
 
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
+    #[serde(rename_all = "camelCase")]
     pub struct PathParameterVariant1 {
         #[serde(skip_serializing_if = "Option::is_none")]
         pub default: Option<Value>,
         #[serde(skip_serializing_if = "Option::is_none")]
         pub description: Option<String>,
-        #[serde(rename = "enum", default, skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub enum_: Option<Vec<Value>>,
-        #[serde(rename = "exclusiveMaximum", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         pub exclusive_maximum: Option<bool>,
-        #[serde(rename = "exclusiveMinimum", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         pub exclusive_minimum: Option<bool>,
         #[serde(skip_serializing_if = "Option::is_none")]
         pub format: Option<IntegerFormatFormat>,
-        #[serde(rename = "in")]
         pub in_: BaseParameterIn4,
         #[serde(skip_serializing_if = "Option::is_none")]
         pub items: Option<PathParameterVariant1Items>,
-        #[serde(rename = "maxItems", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
         pub max_items: Option<f64>,
-        #[serde(rename = "maxLength", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
         pub max_length: Option<f64>,
-        #[serde(rename = "maxProperties", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
         pub max_properties: Option<f64>,
         #[serde(skip_serializing_if = "Option::is_none")]
         #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
         pub maximum: Option<f64>,
-        #[serde(rename = "minItems", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
         pub min_items: Option<f64>,
-        #[serde(rename = "minLength", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
         pub min_length: Option<f64>,
-        #[serde(rename = "minProperties", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
         pub min_properties: Option<f64>,
         #[serde(skip_serializing_if = "Option::is_none")]
         #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
         pub minimum: Option<f64>,
-        #[serde(rename = "multipleOf", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
         pub multiple_of: Option<f64>,
         pub name: String,
@@ -4962,9 +4900,8 @@ pub mod types {
         pub required: BaseParameterRequired,
         #[serde(skip_serializing_if = "Option::is_none")]
         pub title: Option<String>,
-        #[serde(rename = "type")]
         pub type_: BaseSchemaType,
-        #[serde(rename = "uniqueItems", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         pub unique_items: Option<bool>,
     }
 
@@ -4988,48 +4925,48 @@ pub mod types {
     }
 
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
+    #[serde(rename_all = "camelCase")]
     pub struct PathParameterVariant2 {
         #[serde(skip_serializing_if = "Option::is_none")]
         pub default: Option<Value>,
         #[serde(skip_serializing_if = "Option::is_none")]
         pub description: Option<String>,
-        #[serde(rename = "enum", default, skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub enum_: Option<Vec<Value>>,
-        #[serde(rename = "exclusiveMaximum", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         pub exclusive_maximum: Option<bool>,
-        #[serde(rename = "exclusiveMinimum", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         pub exclusive_minimum: Option<bool>,
         #[serde(skip_serializing_if = "Option::is_none")]
         pub format: Option<NumberFormatFormat>,
-        #[serde(rename = "in")]
         pub in_: BaseParameterIn4,
         #[serde(skip_serializing_if = "Option::is_none")]
         pub items: Option<PathParameterVariant2Items>,
-        #[serde(rename = "maxItems", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
         pub max_items: Option<f64>,
-        #[serde(rename = "maxLength", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
         pub max_length: Option<f64>,
-        #[serde(rename = "maxProperties", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
         pub max_properties: Option<f64>,
         #[serde(skip_serializing_if = "Option::is_none")]
         #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
         pub maximum: Option<f64>,
-        #[serde(rename = "minItems", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
         pub min_items: Option<f64>,
-        #[serde(rename = "minLength", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
         pub min_length: Option<f64>,
-        #[serde(rename = "minProperties", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
         pub min_properties: Option<f64>,
         #[serde(skip_serializing_if = "Option::is_none")]
         #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
         pub minimum: Option<f64>,
-        #[serde(rename = "multipleOf", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
         pub multiple_of: Option<f64>,
         pub name: String,
@@ -5038,9 +4975,8 @@ pub mod types {
         pub required: BaseParameterRequired,
         #[serde(skip_serializing_if = "Option::is_none")]
         pub title: Option<String>,
-        #[serde(rename = "type")]
         pub type_: BaseSchemaType2,
-        #[serde(rename = "uniqueItems", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         pub unique_items: Option<bool>,
     }
 
@@ -5064,48 +5000,48 @@ pub mod types {
     }
 
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
+    #[serde(rename_all = "camelCase")]
     pub struct PathParameterVariant3 {
         #[serde(skip_serializing_if = "Option::is_none")]
         pub default: Option<Value>,
         #[serde(skip_serializing_if = "Option::is_none")]
         pub description: Option<String>,
-        #[serde(rename = "enum", default, skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub enum_: Option<Vec<Value>>,
-        #[serde(rename = "exclusiveMaximum", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         pub exclusive_maximum: Option<bool>,
-        #[serde(rename = "exclusiveMinimum", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         pub exclusive_minimum: Option<bool>,
         #[serde(skip_serializing_if = "Option::is_none")]
         pub format: Option<StringFormatFormat>,
-        #[serde(rename = "in")]
         pub in_: BaseParameterIn4,
         #[serde(skip_serializing_if = "Option::is_none")]
         pub items: Option<PathParameterVariant3Items>,
-        #[serde(rename = "maxItems", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
         pub max_items: Option<f64>,
-        #[serde(rename = "maxLength", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
         pub max_length: Option<f64>,
-        #[serde(rename = "maxProperties", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
         pub max_properties: Option<f64>,
         #[serde(skip_serializing_if = "Option::is_none")]
         #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
         pub maximum: Option<f64>,
-        #[serde(rename = "minItems", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
         pub min_items: Option<f64>,
-        #[serde(rename = "minLength", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
         pub min_length: Option<f64>,
-        #[serde(rename = "minProperties", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
         pub min_properties: Option<f64>,
         #[serde(skip_serializing_if = "Option::is_none")]
         #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
         pub minimum: Option<f64>,
-        #[serde(rename = "multipleOf", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
         pub multiple_of: Option<f64>,
         pub name: String,
@@ -5114,9 +5050,8 @@ pub mod types {
         pub required: BaseParameterRequired,
         #[serde(skip_serializing_if = "Option::is_none")]
         pub title: Option<String>,
-        #[serde(rename = "type")]
         pub type_: BaseSchemaType3,
-        #[serde(rename = "uniqueItems", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         pub unique_items: Option<bool>,
     }
 
@@ -5271,52 +5206,52 @@ pub mod types {
     }
 
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
+    #[serde(rename_all = "camelCase")]
     pub struct PathParametersItemVariant1 {
-        #[serde(rename = "allowEmptyValue", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         pub allow_empty_value: Option<bool>,
-        #[serde(rename = "collectionFormat", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         pub collection_format: Option<ParameterCollectionFormat>,
         #[serde(skip_serializing_if = "Option::is_none")]
         pub default: Option<Value>,
         #[serde(skip_serializing_if = "Option::is_none")]
         pub description: Option<String>,
-        #[serde(rename = "enum", default, skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub enum_: Option<Vec<Value>>,
-        #[serde(rename = "exclusiveMaximum", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         pub exclusive_maximum: Option<bool>,
-        #[serde(rename = "exclusiveMinimum", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         pub exclusive_minimum: Option<bool>,
         #[serde(skip_serializing_if = "Option::is_none")]
         pub format: Option<String>,
-        #[serde(rename = "in")]
         pub in_: BaseParameterIn6,
         #[serde(skip_serializing_if = "Option::is_none")]
         pub items: Option<PathParametersItemVariant1Items>,
-        #[serde(rename = "maxItems", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
         pub max_items: Option<f64>,
-        #[serde(rename = "maxLength", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
         pub max_length: Option<f64>,
-        #[serde(rename = "maxProperties", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
         pub max_properties: Option<f64>,
         #[serde(skip_serializing_if = "Option::is_none")]
         #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
         pub maximum: Option<f64>,
-        #[serde(rename = "minItems", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
         pub min_items: Option<f64>,
-        #[serde(rename = "minLength", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
         pub min_length: Option<f64>,
-        #[serde(rename = "minProperties", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
         pub min_properties: Option<f64>,
         #[serde(skip_serializing_if = "Option::is_none")]
         #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
         pub minimum: Option<f64>,
-        #[serde(rename = "multipleOf", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
         pub multiple_of: Option<f64>,
         pub name: String,
@@ -5326,9 +5261,8 @@ pub mod types {
         pub required: Option<bool>,
         #[serde(skip_serializing_if = "Option::is_none")]
         pub title: Option<String>,
-        #[serde(rename = "type")]
         pub type_: PathParametersItemVariant1Type,
-        #[serde(rename = "uniqueItems", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         pub unique_items: Option<bool>,
     }
 
@@ -5363,20 +5297,14 @@ pub mod types {
         PartialEq,
         PartialOrd
     )]
+    #[serde(rename_all = "snake_case")]
     pub enum PathParametersItemVariant1Type {
-        #[serde(rename = "string")]
         String,
-        #[serde(rename = "number")]
         Number,
-        #[serde(rename = "integer")]
         Integer,
-        #[serde(rename = "boolean")]
         Boolean,
-        #[serde(rename = "array")]
         Array,
-        #[serde(rename = "object")]
         Object,
-        #[serde(rename = "file")]
         File,
     }
 
@@ -5436,52 +5364,52 @@ pub mod types {
     }
 
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
+    #[serde(rename_all = "camelCase")]
     pub struct PathParametersItemVariant2 {
-        #[serde(rename = "allowEmptyValue", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         pub allow_empty_value: Option<bool>,
-        #[serde(rename = "collectionFormat", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         pub collection_format: Option<ParameterCollectionFormat>,
         #[serde(skip_serializing_if = "Option::is_none")]
         pub default: Option<Value>,
         #[serde(skip_serializing_if = "Option::is_none")]
         pub description: Option<String>,
-        #[serde(rename = "enum", default, skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub enum_: Option<Vec<Value>>,
-        #[serde(rename = "exclusiveMaximum", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         pub exclusive_maximum: Option<bool>,
-        #[serde(rename = "exclusiveMinimum", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         pub exclusive_minimum: Option<bool>,
         #[serde(skip_serializing_if = "Option::is_none")]
         pub format: Option<IntegerFormatFormat>,
-        #[serde(rename = "in")]
         pub in_: BaseParameterIn6,
         #[serde(skip_serializing_if = "Option::is_none")]
         pub items: Option<PathParametersItemVariant2Items>,
-        #[serde(rename = "maxItems", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
         pub max_items: Option<f64>,
-        #[serde(rename = "maxLength", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
         pub max_length: Option<f64>,
-        #[serde(rename = "maxProperties", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
         pub max_properties: Option<f64>,
         #[serde(skip_serializing_if = "Option::is_none")]
         #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
         pub maximum: Option<f64>,
-        #[serde(rename = "minItems", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
         pub min_items: Option<f64>,
-        #[serde(rename = "minLength", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
         pub min_length: Option<f64>,
-        #[serde(rename = "minProperties", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
         pub min_properties: Option<f64>,
         #[serde(skip_serializing_if = "Option::is_none")]
         #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
         pub minimum: Option<f64>,
-        #[serde(rename = "multipleOf", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
         pub multiple_of: Option<f64>,
         pub name: String,
@@ -5491,9 +5419,8 @@ pub mod types {
         pub required: Option<bool>,
         #[serde(skip_serializing_if = "Option::is_none")]
         pub title: Option<String>,
-        #[serde(rename = "type")]
         pub type_: PathParametersItemVariant2Type,
-        #[serde(rename = "uniqueItems", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         pub unique_items: Option<bool>,
     }
 
@@ -5577,52 +5504,52 @@ pub mod types {
     }
 
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
+    #[serde(rename_all = "camelCase")]
     pub struct PathParametersItemVariant3 {
-        #[serde(rename = "allowEmptyValue", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         pub allow_empty_value: Option<bool>,
-        #[serde(rename = "collectionFormat", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         pub collection_format: Option<ParameterCollectionFormat>,
         #[serde(skip_serializing_if = "Option::is_none")]
         pub default: Option<Value>,
         #[serde(skip_serializing_if = "Option::is_none")]
         pub description: Option<String>,
-        #[serde(rename = "enum", default, skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub enum_: Option<Vec<Value>>,
-        #[serde(rename = "exclusiveMaximum", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         pub exclusive_maximum: Option<bool>,
-        #[serde(rename = "exclusiveMinimum", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         pub exclusive_minimum: Option<bool>,
         #[serde(skip_serializing_if = "Option::is_none")]
         pub format: Option<NumberFormatFormat>,
-        #[serde(rename = "in")]
         pub in_: BaseParameterIn6,
         #[serde(skip_serializing_if = "Option::is_none")]
         pub items: Option<PathParametersItemVariant3Items>,
-        #[serde(rename = "maxItems", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
         pub max_items: Option<f64>,
-        #[serde(rename = "maxLength", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
         pub max_length: Option<f64>,
-        #[serde(rename = "maxProperties", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
         pub max_properties: Option<f64>,
         #[serde(skip_serializing_if = "Option::is_none")]
         #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
         pub maximum: Option<f64>,
-        #[serde(rename = "minItems", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
         pub min_items: Option<f64>,
-        #[serde(rename = "minLength", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
         pub min_length: Option<f64>,
-        #[serde(rename = "minProperties", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
         pub min_properties: Option<f64>,
         #[serde(skip_serializing_if = "Option::is_none")]
         #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
         pub minimum: Option<f64>,
-        #[serde(rename = "multipleOf", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
         pub multiple_of: Option<f64>,
         pub name: String,
@@ -5632,9 +5559,8 @@ pub mod types {
         pub required: Option<bool>,
         #[serde(skip_serializing_if = "Option::is_none")]
         pub title: Option<String>,
-        #[serde(rename = "type")]
         pub type_: PathParametersItemVariant3Type,
-        #[serde(rename = "uniqueItems", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         pub unique_items: Option<bool>,
     }
 
@@ -5718,52 +5644,52 @@ pub mod types {
     }
 
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
+    #[serde(rename_all = "camelCase")]
     pub struct PathParametersItemVariant4 {
-        #[serde(rename = "allowEmptyValue", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         pub allow_empty_value: Option<bool>,
-        #[serde(rename = "collectionFormat", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         pub collection_format: Option<ParameterCollectionFormat>,
         #[serde(skip_serializing_if = "Option::is_none")]
         pub default: Option<Value>,
         #[serde(skip_serializing_if = "Option::is_none")]
         pub description: Option<String>,
-        #[serde(rename = "enum", default, skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub enum_: Option<Vec<Value>>,
-        #[serde(rename = "exclusiveMaximum", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         pub exclusive_maximum: Option<bool>,
-        #[serde(rename = "exclusiveMinimum", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         pub exclusive_minimum: Option<bool>,
         #[serde(skip_serializing_if = "Option::is_none")]
         pub format: Option<StringFormatFormat>,
-        #[serde(rename = "in")]
         pub in_: BaseParameterIn6,
         #[serde(skip_serializing_if = "Option::is_none")]
         pub items: Option<PathParametersItemVariant4Items>,
-        #[serde(rename = "maxItems", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
         pub max_items: Option<f64>,
-        #[serde(rename = "maxLength", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
         pub max_length: Option<f64>,
-        #[serde(rename = "maxProperties", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
         pub max_properties: Option<f64>,
         #[serde(skip_serializing_if = "Option::is_none")]
         #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
         pub maximum: Option<f64>,
-        #[serde(rename = "minItems", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
         pub min_items: Option<f64>,
-        #[serde(rename = "minLength", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
         pub min_length: Option<f64>,
-        #[serde(rename = "minProperties", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
         pub min_properties: Option<f64>,
         #[serde(skip_serializing_if = "Option::is_none")]
         #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
         pub minimum: Option<f64>,
-        #[serde(rename = "multipleOf", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
         pub multiple_of: Option<f64>,
         pub name: String,
@@ -5773,9 +5699,8 @@ pub mod types {
         pub required: Option<bool>,
         #[serde(skip_serializing_if = "Option::is_none")]
         pub title: Option<String>,
-        #[serde(rename = "type")]
         pub type_: PathParametersItemVariant4Type,
-        #[serde(rename = "uniqueItems", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         pub unique_items: Option<bool>,
     }
 
@@ -5892,52 +5817,52 @@ pub mod types {
     }
 
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
+    #[serde(rename_all = "camelCase")]
     pub struct QueryParameterVariant0 {
-        #[serde(rename = "allowEmptyValue", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         pub allow_empty_value: Option<bool>,
-        #[serde(rename = "collectionFormat", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         pub collection_format: Option<ParameterCollectionFormat>,
         #[serde(skip_serializing_if = "Option::is_none")]
         pub default: Option<Value>,
         #[serde(skip_serializing_if = "Option::is_none")]
         pub description: Option<String>,
-        #[serde(rename = "enum", default, skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub enum_: Option<Vec<Value>>,
-        #[serde(rename = "exclusiveMaximum", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         pub exclusive_maximum: Option<bool>,
-        #[serde(rename = "exclusiveMinimum", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         pub exclusive_minimum: Option<bool>,
         #[serde(skip_serializing_if = "Option::is_none")]
         pub format: Option<String>,
-        #[serde(rename = "in")]
         pub in_: BaseParameterIn3,
         #[serde(skip_serializing_if = "Option::is_none")]
         pub items: Option<QueryParameterVariant0Items>,
-        #[serde(rename = "maxItems", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
         pub max_items: Option<f64>,
-        #[serde(rename = "maxLength", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
         pub max_length: Option<f64>,
-        #[serde(rename = "maxProperties", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
         pub max_properties: Option<f64>,
         #[serde(skip_serializing_if = "Option::is_none")]
         #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
         pub maximum: Option<f64>,
-        #[serde(rename = "minItems", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
         pub min_items: Option<f64>,
-        #[serde(rename = "minLength", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
         pub min_length: Option<f64>,
-        #[serde(rename = "minProperties", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
         pub min_properties: Option<f64>,
         #[serde(skip_serializing_if = "Option::is_none")]
         #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
         pub minimum: Option<f64>,
-        #[serde(rename = "multipleOf", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
         pub multiple_of: Option<f64>,
         pub name: String,
@@ -5947,9 +5872,9 @@ pub mod types {
         pub required: Option<bool>,
         #[serde(skip_serializing_if = "Option::is_none")]
         pub title: Option<String>,
-        #[serde(rename = "type", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         pub type_: Option<ParameterType>,
-        #[serde(rename = "uniqueItems", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         pub unique_items: Option<bool>,
     }
 
@@ -5973,52 +5898,52 @@ pub mod types {
     }
 
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
+    #[serde(rename_all = "camelCase")]
     pub struct QueryParameterVariant1 {
-        #[serde(rename = "allowEmptyValue", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         pub allow_empty_value: Option<bool>,
-        #[serde(rename = "collectionFormat", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         pub collection_format: Option<ParameterCollectionFormat>,
         #[serde(skip_serializing_if = "Option::is_none")]
         pub default: Option<Value>,
         #[serde(skip_serializing_if = "Option::is_none")]
         pub description: Option<String>,
-        #[serde(rename = "enum", default, skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub enum_: Option<Vec<Value>>,
-        #[serde(rename = "exclusiveMaximum", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         pub exclusive_maximum: Option<bool>,
-        #[serde(rename = "exclusiveMinimum", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         pub exclusive_minimum: Option<bool>,
         #[serde(skip_serializing_if = "Option::is_none")]
         pub format: Option<IntegerFormatFormat>,
-        #[serde(rename = "in")]
         pub in_: BaseParameterIn3,
         #[serde(skip_serializing_if = "Option::is_none")]
         pub items: Option<QueryParameterVariant1Items>,
-        #[serde(rename = "maxItems", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
         pub max_items: Option<f64>,
-        #[serde(rename = "maxLength", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
         pub max_length: Option<f64>,
-        #[serde(rename = "maxProperties", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
         pub max_properties: Option<f64>,
         #[serde(skip_serializing_if = "Option::is_none")]
         #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
         pub maximum: Option<f64>,
-        #[serde(rename = "minItems", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
         pub min_items: Option<f64>,
-        #[serde(rename = "minLength", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
         pub min_length: Option<f64>,
-        #[serde(rename = "minProperties", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
         pub min_properties: Option<f64>,
         #[serde(skip_serializing_if = "Option::is_none")]
         #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
         pub minimum: Option<f64>,
-        #[serde(rename = "multipleOf", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
         pub multiple_of: Option<f64>,
         pub name: String,
@@ -6028,9 +5953,8 @@ pub mod types {
         pub required: Option<bool>,
         #[serde(skip_serializing_if = "Option::is_none")]
         pub title: Option<String>,
-        #[serde(rename = "type")]
         pub type_: BaseSchemaType,
-        #[serde(rename = "uniqueItems", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         pub unique_items: Option<bool>,
     }
 
@@ -6054,52 +5978,52 @@ pub mod types {
     }
 
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
+    #[serde(rename_all = "camelCase")]
     pub struct QueryParameterVariant2 {
-        #[serde(rename = "allowEmptyValue", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         pub allow_empty_value: Option<bool>,
-        #[serde(rename = "collectionFormat", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         pub collection_format: Option<ParameterCollectionFormat>,
         #[serde(skip_serializing_if = "Option::is_none")]
         pub default: Option<Value>,
         #[serde(skip_serializing_if = "Option::is_none")]
         pub description: Option<String>,
-        #[serde(rename = "enum", default, skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub enum_: Option<Vec<Value>>,
-        #[serde(rename = "exclusiveMaximum", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         pub exclusive_maximum: Option<bool>,
-        #[serde(rename = "exclusiveMinimum", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         pub exclusive_minimum: Option<bool>,
         #[serde(skip_serializing_if = "Option::is_none")]
         pub format: Option<NumberFormatFormat>,
-        #[serde(rename = "in")]
         pub in_: BaseParameterIn3,
         #[serde(skip_serializing_if = "Option::is_none")]
         pub items: Option<QueryParameterVariant2Items>,
-        #[serde(rename = "maxItems", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
         pub max_items: Option<f64>,
-        #[serde(rename = "maxLength", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
         pub max_length: Option<f64>,
-        #[serde(rename = "maxProperties", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
         pub max_properties: Option<f64>,
         #[serde(skip_serializing_if = "Option::is_none")]
         #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
         pub maximum: Option<f64>,
-        #[serde(rename = "minItems", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
         pub min_items: Option<f64>,
-        #[serde(rename = "minLength", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
         pub min_length: Option<f64>,
-        #[serde(rename = "minProperties", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
         pub min_properties: Option<f64>,
         #[serde(skip_serializing_if = "Option::is_none")]
         #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
         pub minimum: Option<f64>,
-        #[serde(rename = "multipleOf", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
         pub multiple_of: Option<f64>,
         pub name: String,
@@ -6109,9 +6033,8 @@ pub mod types {
         pub required: Option<bool>,
         #[serde(skip_serializing_if = "Option::is_none")]
         pub title: Option<String>,
-        #[serde(rename = "type")]
         pub type_: BaseSchemaType2,
-        #[serde(rename = "uniqueItems", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         pub unique_items: Option<bool>,
     }
 
@@ -6135,52 +6058,52 @@ pub mod types {
     }
 
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
+    #[serde(rename_all = "camelCase")]
     pub struct QueryParameterVariant3 {
-        #[serde(rename = "allowEmptyValue", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         pub allow_empty_value: Option<bool>,
-        #[serde(rename = "collectionFormat", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         pub collection_format: Option<ParameterCollectionFormat>,
         #[serde(skip_serializing_if = "Option::is_none")]
         pub default: Option<Value>,
         #[serde(skip_serializing_if = "Option::is_none")]
         pub description: Option<String>,
-        #[serde(rename = "enum", default, skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub enum_: Option<Vec<Value>>,
-        #[serde(rename = "exclusiveMaximum", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         pub exclusive_maximum: Option<bool>,
-        #[serde(rename = "exclusiveMinimum", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         pub exclusive_minimum: Option<bool>,
         #[serde(skip_serializing_if = "Option::is_none")]
         pub format: Option<StringFormatFormat>,
-        #[serde(rename = "in")]
         pub in_: BaseParameterIn3,
         #[serde(skip_serializing_if = "Option::is_none")]
         pub items: Option<QueryParameterVariant3Items>,
-        #[serde(rename = "maxItems", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
         pub max_items: Option<f64>,
-        #[serde(rename = "maxLength", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
         pub max_length: Option<f64>,
-        #[serde(rename = "maxProperties", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
         pub max_properties: Option<f64>,
         #[serde(skip_serializing_if = "Option::is_none")]
         #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
         pub maximum: Option<f64>,
-        #[serde(rename = "minItems", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
         pub min_items: Option<f64>,
-        #[serde(rename = "minLength", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
         pub min_length: Option<f64>,
-        #[serde(rename = "minProperties", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
         pub min_properties: Option<f64>,
         #[serde(skip_serializing_if = "Option::is_none")]
         #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
         pub minimum: Option<f64>,
-        #[serde(rename = "multipleOf", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
         pub multiple_of: Option<f64>,
         pub name: String,
@@ -6190,9 +6113,8 @@ pub mod types {
         pub required: Option<bool>,
         #[serde(skip_serializing_if = "Option::is_none")]
         pub title: Option<String>,
-        #[serde(rename = "type")]
         pub type_: BaseSchemaType3,
-        #[serde(rename = "uniqueItems", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         pub unique_items: Option<bool>,
     }
 
@@ -6499,14 +6421,15 @@ pub mod types {
     }
 
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
+    #[serde(rename_all = "camelCase")]
     pub struct Spec {
-        #[serde(rename = "basePath", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         pub base_path: Option<String>,
         #[serde(default, skip_serializing_if = "Option::is_none")]
         pub consumes: Option<Vec<String>>,
         #[serde(skip_serializing_if = "Option::is_none")]
         pub definitions: Option<SchemaProperties>,
-        #[serde(rename = "externalDocs", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         pub external_docs: Option<ExternalDocs>,
         #[serde(skip_serializing_if = "Option::is_none")]
         pub host: Option<String>,
@@ -6522,7 +6445,7 @@ pub mod types {
         pub schemes: Option<Vec<String>>,
         #[serde(default, skip_serializing_if = "Option::is_none")]
         pub security: Option<Vec<OperationSecurityItem>>,
-        #[serde(rename = "securityDefinitions", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         pub security_definitions: Option<SpecSecurityDefinitions>,
         pub swagger: String,
         #[serde(default, skip_serializing_if = "Option::is_none")]

@@ -20,13 +20,12 @@ pub mod types {
     ///
     /// @since 3.16.0.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
+    #[serde(rename_all = "camelCase")]
     pub struct AnnotatedTextEdit {
         /// The actual identifier of the change annotation
-        #[serde(rename = "annotationId")]
         pub annotation_id: String,
         /// The string to be inserted. For delete operations use an
         /// empty string.
-        #[serde(rename = "newText")]
         pub new_text: String,
         /// The range of the text document to be manipulated. To insert
         /// text into a document create a range where start === end.
@@ -400,14 +399,11 @@ pub mod types {
     }
 
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
+    #[serde(rename_all = "camelCase")]
     pub struct ColorPresentation {
         /// An optional array of additional {@link TextEdit text edits} that are applied when
         /// selecting this color presentation. Edits must not overlap with the main {@link ColorPresentation.textEdit edit} nor with themselves.
-        #[serde(
-            rename = "additionalTextEdits",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub additional_text_edits: Option<Vec<TextEdit>>,
         /// The label of this color presentation. It will be shown on the color
         /// picker header. By default this is also the text that is inserted when selecting
@@ -416,7 +412,7 @@ pub mod types {
         /// An {@link TextEdit edit} which is applied to a document when selecting
         /// this presentation for the color.  When `falsy` the {@link ColorPresentation.label label}
         /// is used.
-        #[serde(rename = "textEdit", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         pub text_edit: Option<TextEdit>,
     }
 
@@ -439,6 +435,7 @@ pub mod types {
     /// A completion item represents a text snippet that is
     /// proposed to complete text that is being typed.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
+    #[serde(rename_all = "camelCase")]
     pub struct CompletionItem {
         /// An optional array of additional {@link TextEdit text edits} that are applied when
         /// selecting this completion. Edits must not overlap (including the same insert position)
@@ -447,11 +444,7 @@ pub mod types {
         /// Additional text edits should be used to change text unrelated to the current cursor position
         /// (for example adding an import statement at the top of the file if the completion item will
         /// insert an unqualified type).
-        #[serde(
-            rename = "additionalTextEdits",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub additional_text_edits: Option<Vec<TextEdit>>,
         /// An optional {@link Command command} that is executed *after* inserting this completion. *Note* that
         /// additional modifications to the current document should be described with the
@@ -461,11 +454,7 @@ pub mod types {
         /// An optional set of characters that when pressed while this completion is active will accept it first and
         /// then type that character. *Note* that all commit characters should have `length=1` and that superfluous
         /// characters will be ignored.
-        #[serde(
-            rename = "commitCharacters",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub commit_characters: Option<Vec<String>>,
         /// A data entry field that is preserved on a completion item between a
         /// {@link CompletionRequest} and a {@link CompletionResolveRequest}.
@@ -485,7 +474,7 @@ pub mod types {
         /// A string that should be used when filtering a set of
         /// completion items. When `falsy` the {@link CompletionItem.label label}
         /// is used.
-        #[serde(rename = "filterText", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         pub filter_text: Option<String>,
         /// A string that should be inserted into a document when selecting
         /// this completion. When `falsy` the {@link CompletionItem.label label}
@@ -498,7 +487,7 @@ pub mod types {
         /// `console` is provided it will only insert `sole`. Therefore it is
         /// recommended to use `textEdit` instead since it avoids additional client
         /// side interpretation.
-        #[serde(rename = "insertText", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         pub insert_text: Option<String>,
         /// The format of the insert text. The format applies to both the
         /// `insertText` property and the `newText` property of a provided
@@ -506,14 +495,14 @@ pub mod types {
         ///
         /// Please note that the insertTextFormat doesn't apply to
         /// `additionalTextEdits`.
-        #[serde(rename = "insertTextFormat", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         pub insert_text_format: Option<CodeActionTriggerKind>,
         /// How whitespace and indentation is handled during completion
         /// item insertion. If not provided the clients default value depends on
         /// the `textDocument.completion.insertTextMode` client capability.
         ///
         /// @since 3.16.0
-        #[serde(rename = "insertTextMode", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         pub insert_text_mode: Option<CodeActionTriggerKind>,
         /// The kind of this completion item. Based of the kind
         /// an icon is chosen by the editor.
@@ -530,7 +519,7 @@ pub mod types {
         /// Additional details for the label
         ///
         /// @since 3.17.0
-        #[serde(rename = "labelDetails", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         pub label_details: Option<CompletionItemLabelDetails>,
         /// Select this item when showing.
         ///
@@ -542,7 +531,7 @@ pub mod types {
         /// A string that should be used when comparing this item
         /// with other items. When `falsy` the {@link CompletionItem.label label}
         /// is used.
-        #[serde(rename = "sortText", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         pub sort_text: Option<String>,
         /// Tags for this completion item.
         ///
@@ -569,7 +558,7 @@ pub mod types {
         /// contained and starting at the same position.
         ///
         /// @since 3.16.0 additional type `InsertReplaceEdit`
-        #[serde(rename = "textEdit", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         pub text_edit: Option<CompletionItemTextEdit>,
         /// The edit text used if the completion item is part of a CompletionList and
         /// CompletionList defines an item default for the text edit range.
@@ -581,7 +570,7 @@ pub mod types {
         /// property is used as a text.
         ///
         /// @since 3.17.0
-        #[serde(rename = "textEditText", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         pub text_edit_text: Option<String>,
     }
 
@@ -688,12 +677,12 @@ pub mod types {
     /// Represents a collection of {@link CompletionItem completion items} to be presented
     /// in the editor.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
+    #[serde(rename_all = "camelCase")]
     pub struct CompletionList {
         /// This list it not complete. Further typing results in recomputing this list.
         ///
         /// Recomputed lists have all their items replaced (not appended) in the
         /// incomplete completion sessions.
-        #[serde(rename = "isIncomplete")]
         pub is_incomplete: bool,
         /// In many cases the items of an actual completion result share the same
         /// value for properties like `commitCharacters` or the range of a text
@@ -708,22 +697,19 @@ pub mod types {
         /// capability.
         ///
         /// @since 3.17.0
-        #[serde(rename = "itemDefaults", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         pub item_defaults: Option<CompletionListItemDefaults>,
         /// The completion items.
         pub items: Vec<CompletionItem>,
     }
 
     #[derive(Deserialize, Serialize, Clone, Debug, Default, PartialEq)]
+    #[serde(rename_all = "camelCase")]
     pub struct CompletionListItemDefaults {
         /// A default commit character set.
         ///
         /// @since 3.17.0
-        #[serde(
-            rename = "commitCharacters",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub commit_characters: Option<Vec<String>>,
         /// A default data value.
         ///
@@ -733,17 +719,17 @@ pub mod types {
         /// A default edit range.
         ///
         /// @since 3.17.0
-        #[serde(rename = "editRange", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         pub edit_range: Option<CompletionListItemDefaultsEditRange>,
         /// A default insert text format.
         ///
         /// @since 3.17.0
-        #[serde(rename = "insertTextFormat", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         pub insert_text_format: Option<CodeActionTriggerKind>,
         /// A default insert text mode.
         ///
         /// @since 3.17.0
-        #[serde(rename = "insertTextMode", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         pub insert_text_mode: Option<CodeActionTriggerKind>,
     }
 
@@ -1117,6 +1103,7 @@ pub mod types {
     /// Represents a diagnostic, such as a compiler error or warning. Diagnostic objects
     /// are only valid in the scope of a resource.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
+    #[serde(rename_all = "camelCase")]
     pub struct Diagnostic {
         /// The diagnostic's code, which usually appear in the user interface.
         #[serde(skip_serializing_if = "Option::is_none")]
@@ -1125,7 +1112,7 @@ pub mod types {
         /// Requires the code field (above) to be present/not null.
         ///
         /// @since 3.16.0
-        #[serde(rename = "codeDescription", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         pub code_description: Option<CodeDescription>,
         /// A data entry field that is preserved between a `textDocument/publishDiagnostics`
         /// notification and `textDocument/codeAction` request.
@@ -1139,11 +1126,7 @@ pub mod types {
         pub range: Range,
         /// An array of related diagnostic information, e.g. when symbol-names within
         /// a scope collide all definitions can be marked via this property.
-        #[serde(
-            rename = "relatedInformation",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub related_information: Option<Vec<DiagnosticRelatedInformation>>,
         /// The diagnostic's severity. Can be omitted. If omitted it is up to the
         /// client to interpret diagnostics as error, warning, info or hint.
@@ -1402,21 +1385,21 @@ pub mod types {
     /// Represents a folding range. To be valid, start and end line must be bigger than zero and smaller
     /// than the number of lines in the document. Clients are free to ignore invalid ranges.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
+    #[serde(rename_all = "camelCase")]
     pub struct FoldingRange {
         /// The text that the client should show when the specified range is
         /// collapsed. If not defined or not supported by the client, a default
         /// will be chosen by the client.
         ///
         /// @since 3.17.0
-        #[serde(rename = "collapsedText", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         pub collapsed_text: Option<String>,
         /// The zero-based character offset before the folded range ends. If not defined, defaults to the length of the end line.
-        #[serde(rename = "endCharacter", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
         pub end_character: Option<f64>,
         /// The zero-based end line of the range to fold. The folded area ends with the line's last character.
         /// To be valid, the end must be zero or larger and smaller than the number of lines in the document.
-        #[serde(rename = "endLine")]
         #[serde(serialize_with = "mcp_bindgen::__private::number")]
         pub end_line: f64,
         /// Describes the kind of the folding range such as `comment' or 'region'. The kind
@@ -1425,12 +1408,11 @@ pub mod types {
         #[serde(skip_serializing_if = "Option::is_none")]
         pub kind: Option<String>,
         /// The zero-based character offset from where the folded range starts. If not defined, defaults to the length of the start line.
-        #[serde(rename = "startCharacter", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
         pub start_character: Option<f64>,
         /// The zero-based start line of the range to fold. The folded area starts after the line's last character.
         /// To be valid, the end must be zero or larger and smaller than the number of lines in the document.
-        #[serde(rename = "startLine")]
         #[serde(serialize_with = "mcp_bindgen::__private::number")]
         pub start_line: f64,
     }
@@ -1478,31 +1460,27 @@ pub mod types {
 
     /// Value-object describing what options formatting should use.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
+    #[serde(rename_all = "camelCase")]
     pub struct FormattingOptions {
         /// Insert a newline character at the end of the file if one does not exist.
         ///
         /// @since 3.15.0
-        #[serde(rename = "insertFinalNewline", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         pub insert_final_newline: Option<bool>,
         /// Prefer spaces over tabs.
-        #[serde(rename = "insertSpaces")]
         pub insert_spaces: bool,
         /// Size of a tab in spaces.
-        #[serde(rename = "tabSize")]
         #[serde(serialize_with = "mcp_bindgen::__private::number")]
         pub tab_size: f64,
         /// Trim all newlines after the final newline at the end of the file.
         ///
         /// @since 3.15.0
-        #[serde(rename = "trimFinalNewlines", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         pub trim_final_newlines: Option<bool>,
         /// Trim trailing whitespace on a line.
         ///
         /// @since 3.15.0
-        #[serde(
-            rename = "trimTrailingWhitespace",
-            skip_serializing_if = "Option::is_none"
-        )]
+        #[serde(skip_serializing_if = "Option::is_none")]
         pub trim_trailing_whitespace: Option<bool>,
         #[serde(flatten)]
         pub extra: std::collections::BTreeMap<String, FormattingOptionsExtraValue>,
@@ -1580,6 +1558,7 @@ pub mod types {
     ///
     /// @since 3.17.0
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
+    #[serde(rename_all = "camelCase")]
     pub struct InlayHint {
         /// A data entry field that is preserved on an inlay hint between
         /// a `textDocument/inlayHint` and a `inlayHint/resolve` request.
@@ -1599,14 +1578,14 @@ pub mod types {
         /// Note: Padding should use the editor's background color, not the
         /// background color of the hint itself. That means padding can be used
         /// to visually align/separate an inlay hint.
-        #[serde(rename = "paddingLeft", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         pub padding_left: Option<bool>,
         /// Render padding after the hint.
         ///
         /// Note: Padding should use the editor's background color, not the
         /// background color of the hint itself. That means padding can be used
         /// to visually align/separate an inlay hint.
-        #[serde(rename = "paddingRight", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         pub padding_right: Option<bool>,
         /// The position of this hint.
         pub position: Position,
@@ -1615,7 +1594,7 @@ pub mod types {
         /// *Note* that edits are expected to change the document so that the inlay
         /// hint (or its nearest variant) is now part of the document and the inlay
         /// hint itself is now obsolete.
-        #[serde(rename = "textEdits", default, skip_serializing_if = "Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub text_edits: Option<Vec<TextEdit>>,
         /// The tooltip text when you hover over this item.
         #[serde(skip_serializing_if = "Option::is_none")]
@@ -1708,15 +1687,12 @@ pub mod types {
     /// @since 3.18.0
     /// @proposed
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
+    #[serde(rename_all = "camelCase")]
     pub struct InlineCompletionContext {
         /// Provides information about the currently selected item in the autocomplete widget if it is visible.
-        #[serde(
-            rename = "selectedCompletionInfo",
-            skip_serializing_if = "Option::is_none"
-        )]
+        #[serde(skip_serializing_if = "Option::is_none")]
         pub selected_completion_info: Option<SelectedCompletionInfo>,
         /// Describes how the inline completion was triggered.
-        #[serde(rename = "triggerKind")]
         pub trigger_kind: InlineCompletionTriggerKind,
     }
 
@@ -1725,15 +1701,15 @@ pub mod types {
     /// @since 3.18.0
     /// @proposed
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
+    #[serde(rename_all = "camelCase")]
     pub struct InlineCompletionItem {
         /// An optional {@link Command} that is executed *after* inserting this completion.
         #[serde(skip_serializing_if = "Option::is_none")]
         pub command: Option<Command>,
         /// A text that is used to decide if this inline completion should be shown. When `falsy` the {@link InlineCompletionItem.insertText} is used.
-        #[serde(rename = "filterText", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         pub filter_text: Option<String>,
         /// The text to replace the range with. Must be set.
-        #[serde(rename = "insertText")]
         pub insert_text: InlineCompletionItemInsertText,
         /// The range to replace. Must begin and end on the same line.
         #[serde(skip_serializing_if = "Option::is_none")]
@@ -1846,14 +1822,13 @@ pub mod types {
 
     /// @since 3.17.0
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
+    #[serde(rename_all = "camelCase")]
     pub struct InlineValueContext {
         /// The stack frame (as a DAP Id) where the execution has stopped.
-        #[serde(rename = "frameId")]
         #[serde(serialize_with = "mcp_bindgen::__private::number")]
         pub frame_id: f64,
         /// The document range where execution has stopped.
         /// Typically the end position of the range denotes the line where the inline values are shown.
-        #[serde(rename = "stoppedLocation")]
         pub stopped_location: Range,
     }
 
@@ -1889,15 +1864,15 @@ pub mod types {
     ///
     /// @since 3.17.0
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
+    #[serde(rename_all = "camelCase")]
     pub struct InlineValueVariableLookup {
         /// How to perform the lookup.
-        #[serde(rename = "caseSensitiveLookup")]
         pub case_sensitive_lookup: bool,
         /// The document range for which the inline value applies.
         /// The range is used to extract the variable name from the underlying document.
         pub range: Range,
         /// If specified the name of the variable to look up.
-        #[serde(rename = "variableName", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         pub variable_name: Option<String>,
     }
 
@@ -1981,27 +1956,22 @@ pub mod types {
     /// Represents the connection of two locations. Provides additional metadata over normal {@link Location locations},
     /// including an origin range.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
+    #[serde(rename_all = "camelCase")]
     pub struct LocationLink {
         /// Span of the origin of this link.
         ///
         /// Used as the underlined span for mouse interaction. Defaults to the word range at
         /// the definition position.
-        #[serde(
-            rename = "originSelectionRange",
-            skip_serializing_if = "Option::is_none"
-        )]
+        #[serde(skip_serializing_if = "Option::is_none")]
         pub origin_selection_range: Option<Range>,
         /// The full target range of this link. If the target for example is a symbol then target range is the
         /// range enclosing this symbol not including leading/trailing whitespace but everything else
         /// like comments. This information is typically used to highlight the range in the editor.
-        #[serde(rename = "targetRange")]
         pub target_range: Range,
         /// The range that should be selected and revealed when this link is being followed, e.g the name of a function.
         /// Must be contained by the `targetRange`. See also `DocumentSymbol#range`
-        #[serde(rename = "targetSelectionRange")]
         pub target_selection_range: Range,
         /// The target resource identifier of this link.
-        #[serde(rename = "targetUri")]
         pub target_uri: String,
     }
 
@@ -2171,10 +2141,9 @@ pub mod types {
         PartialEq,
         PartialOrd
     )]
+    #[serde(rename_all = "snake_case")]
     pub enum MarkupKind {
-        #[serde(rename = "plaintext")]
         Plaintext,
-        #[serde(rename = "markdown")]
         Markdown,
     }
 
@@ -2369,19 +2338,18 @@ pub mod types {
 
     /// Rename file operation
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
+    #[serde(rename_all = "camelCase")]
     pub struct RenameFile {
         /// An optional annotation identifier describing the operation.
         ///
         /// @since 3.16.0
-        #[serde(rename = "annotationId", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         pub annotation_id: Option<String>,
         /// A rename
         pub kind: RenameFileKind,
         /// The new location.
-        #[serde(rename = "newUri")]
         pub new_uri: String,
         /// The old (existing) location.
-        #[serde(rename = "oldUri")]
         pub old_uri: String,
         /// Rename options.
         #[serde(skip_serializing_if = "Option::is_none")]
@@ -2511,26 +2479,17 @@ pub mod types {
         PartialEq,
         PartialOrd
     )]
+    #[serde(rename_all = "camelCase")]
     pub enum SemanticTokenModifiers {
-        #[serde(rename = "declaration")]
         Declaration,
-        #[serde(rename = "definition")]
         Definition,
-        #[serde(rename = "readonly")]
         Readonly,
-        #[serde(rename = "static")]
         Static,
-        #[serde(rename = "deprecated")]
         Deprecated,
-        #[serde(rename = "abstract")]
         Abstract,
-        #[serde(rename = "async")]
         Async,
-        #[serde(rename = "modification")]
         Modification,
-        #[serde(rename = "documentation")]
         Documentation,
-        #[serde(rename = "defaultLibrary")]
         DefaultLibrary,
     }
 
@@ -2612,52 +2571,30 @@ pub mod types {
         PartialEq,
         PartialOrd
     )]
+    #[serde(rename_all = "camelCase")]
     pub enum SemanticTokenTypes {
-        #[serde(rename = "namespace")]
         Namespace,
-        #[serde(rename = "type")]
         Type,
-        #[serde(rename = "class")]
         Class,
-        #[serde(rename = "enum")]
         Enum,
-        #[serde(rename = "interface")]
         Interface,
-        #[serde(rename = "struct")]
         Struct,
-        #[serde(rename = "typeParameter")]
         TypeParameter,
-        #[serde(rename = "parameter")]
         Parameter,
-        #[serde(rename = "variable")]
         Variable,
-        #[serde(rename = "property")]
         Property,
-        #[serde(rename = "enumMember")]
         EnumMember,
-        #[serde(rename = "event")]
         Event,
-        #[serde(rename = "function")]
         Function,
-        #[serde(rename = "method")]
         Method,
-        #[serde(rename = "macro")]
         Macro,
-        #[serde(rename = "keyword")]
         Keyword,
-        #[serde(rename = "modifier")]
         Modifier,
-        #[serde(rename = "comment")]
         Comment,
-        #[serde(rename = "string")]
         String,
-        #[serde(rename = "number")]
         Number,
-        #[serde(rename = "regexp")]
         Regexp,
-        #[serde(rename = "operator")]
         Operator,
-        #[serde(rename = "decorator")]
         Decorator,
     }
 
@@ -2787,12 +2724,11 @@ pub mod types {
 
     /// @since 3.16.0
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
+    #[serde(rename_all = "camelCase")]
     pub struct SemanticTokensLegend {
         /// The token modifiers a server uses.
-        #[serde(rename = "tokenModifiers")]
         pub token_modifiers: Vec<String>,
         /// The token types a server uses.
-        #[serde(rename = "tokenTypes")]
         pub token_types: Vec<String>,
     }
 
@@ -2800,6 +2736,7 @@ pub mod types {
     /// callable. There can be multiple signature but only one
     /// active and only one active parameter.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
+    #[serde(rename_all = "camelCase")]
     pub struct SignatureHelp {
         /// The active parameter of the active signature. If omitted or the value
         /// lies outside the range of `signatures[activeSignature].parameters`
@@ -2808,7 +2745,7 @@ pub mod types {
         /// In future version of the protocol this property might become
         /// mandatory to better express the active parameter if the
         /// active signature does have any.
-        #[serde(rename = "activeParameter", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
         pub active_parameter: Option<f64>,
         /// The active signature. If omitted or the value lies outside the
@@ -2820,7 +2757,7 @@ pub mod types {
         ///
         /// In future version of the protocol this property might become
         /// mandatory to better express this.
-        #[serde(rename = "activeSignature", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         #[serde(serialize_with = "mcp_bindgen::__private::optional_number")]
         pub active_signature: Option<f64>,
         /// One or more signatures.
@@ -3032,16 +2969,15 @@ pub mod types {
     ///
     /// @deprecated Use the text document from the new vscode-languageserver-textdocument package.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
+    #[serde(rename_all = "camelCase")]
     pub struct TextDocument {
         /// The identifier of the language associated with this document.
         ///
         /// @readonly
-        #[serde(rename = "languageId")]
         pub language_id: String,
         /// The number of lines in this document.
         ///
         /// @readonly
-        #[serde(rename = "lineCount")]
         #[serde(serialize_with = "mcp_bindgen::__private::number")]
         pub line_count: f64,
         /// The associated URI for this document. Most documents have the __file__-scheme, indicating that they
@@ -3304,6 +3240,7 @@ pub mod types {
     /// cause failure of the operation. How the client recovers from the failure is described by
     /// the client capability: `workspace.workspaceEdit.failureHandling`
     #[derive(Deserialize, Serialize, Clone, Debug, Default, PartialEq)]
+    #[serde(rename_all = "camelCase")]
     pub struct WorkspaceEdit {
         /// A map of change annotations that can be referenced in `AnnotatedTextEdit`s or create, rename and
         /// delete file / folder operations.
@@ -3311,7 +3248,7 @@ pub mod types {
         /// Whether clients honor this property depends on the client capability `workspace.changeAnnotationSupport`.
         ///
         /// @since 3.16.0
-        #[serde(rename = "changeAnnotations", skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         pub change_annotations: Option<WorkspaceEditChanges>,
         /// Holds changes to existing resources.
         #[serde(skip_serializing_if = "Option::is_none")]
@@ -3326,11 +3263,7 @@ pub mod types {
         ///
         /// If a client neither supports `documentChanges` nor `workspace.workspaceEdit.resourceOperations` then
         /// only plain `TextEdit`s using the `changes` property are supported.
-        #[serde(
-            rename = "documentChanges",
-            default,
-            skip_serializing_if = "Option::is_none"
-        )]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub document_changes: Option<Vec<WorkspaceEditDocumentChangesItem>>,
     }
 

@@ -133,10 +133,9 @@ pub mod types {
         PartialEq,
         PartialOrd
     )]
+    #[serde(rename_all = "snake_case")]
     pub enum AlertInstanceState2 {
-        #[serde(rename = "open")]
         Open,
-        #[serde(rename = "dismissed")]
         Dismissed,
     }
 
@@ -317,12 +316,10 @@ pub mod types {
         PartialEq,
         PartialOrd
     )]
+    #[serde(rename_all = "snake_case")]
     pub enum AlertInstanceState5 {
-        #[serde(rename = "open")]
         Open,
-        #[serde(rename = "dismissed")]
         Dismissed,
-        #[serde(rename = "fixed")]
         Fixed,
     }
 
@@ -412,114 +409,61 @@ pub mod types {
         PartialEq,
         PartialOrd
     )]
+    #[serde(rename_all = "snake_case")]
     pub enum AppEventsItem {
-        #[serde(rename = "branch_protection_rule")]
         BranchProtectionRule,
-        #[serde(rename = "check_run")]
         CheckRun,
-        #[serde(rename = "check_suite")]
         CheckSuite,
-        #[serde(rename = "code_scanning_alert")]
         CodeScanningAlert,
-        #[serde(rename = "commit_comment")]
         CommitComment,
-        #[serde(rename = "create")]
         Create,
-        #[serde(rename = "delete")]
         Delete,
-        #[serde(rename = "dependabot_alert")]
         DependabotAlert,
-        #[serde(rename = "deployment")]
         Deployment,
-        #[serde(rename = "deployment_protection_rule")]
         DeploymentProtectionRule,
-        #[serde(rename = "deployment_review")]
         DeploymentReview,
-        #[serde(rename = "deployment_status")]
         DeploymentStatus,
-        #[serde(rename = "deploy_key")]
         DeployKey,
-        #[serde(rename = "discussion")]
         Discussion,
-        #[serde(rename = "discussion_comment")]
         DiscussionComment,
-        #[serde(rename = "fork")]
         Fork,
-        #[serde(rename = "gollum")]
         Gollum,
-        #[serde(rename = "issues")]
         Issues,
-        #[serde(rename = "issue_comment")]
         IssueComment,
-        #[serde(rename = "label")]
         Label,
-        #[serde(rename = "member")]
         Member,
-        #[serde(rename = "membership")]
         Membership,
-        #[serde(rename = "merge_group")]
         MergeGroup,
-        #[serde(rename = "merge_queue_entry")]
         MergeQueueEntry,
-        #[serde(rename = "milestone")]
         Milestone,
-        #[serde(rename = "organization")]
         Organization,
-        #[serde(rename = "org_block")]
         OrgBlock,
-        #[serde(rename = "page_build")]
         PageBuild,
-        #[serde(rename = "project")]
         Project,
-        #[serde(rename = "projects_v2_item")]
         ProjectsV2Item,
-        #[serde(rename = "project_card")]
         ProjectCard,
-        #[serde(rename = "project_column")]
         ProjectColumn,
-        #[serde(rename = "public")]
         Public,
-        #[serde(rename = "pull_request")]
         PullRequest,
-        #[serde(rename = "pull_request_review")]
         PullRequestReview,
-        #[serde(rename = "pull_request_review_comment")]
         PullRequestReviewComment,
-        #[serde(rename = "pull_request_review_thread")]
         PullRequestReviewThread,
-        #[serde(rename = "push")]
         Push,
-        #[serde(rename = "registry_package")]
         RegistryPackage,
-        #[serde(rename = "release")]
         Release,
-        #[serde(rename = "repository")]
         Repository,
-        #[serde(rename = "repository_dispatch")]
         RepositoryDispatch,
-        #[serde(rename = "repository_ruleset")]
         RepositoryRuleset,
-        #[serde(rename = "secret_scanning_alert")]
         SecretScanningAlert,
-        #[serde(rename = "secret_scanning_alert_location")]
         SecretScanningAlertLocation,
-        #[serde(rename = "security_and_analysis")]
         SecurityAndAnalysis,
-        #[serde(rename = "star")]
         Star,
-        #[serde(rename = "status")]
         Status,
-        #[serde(rename = "team")]
         Team,
-        #[serde(rename = "team_add")]
         TeamAdd,
-        #[serde(rename = "watch")]
         Watch,
-        #[serde(rename = "workflow_dispatch")]
         WorkflowDispatch,
-        #[serde(rename = "workflow_job")]
         WorkflowJob,
-        #[serde(rename = "workflow_run")]
         WorkflowRun,
     }
 
@@ -786,10 +730,9 @@ pub mod types {
         PartialEq,
         PartialOrd
     )]
+    #[serde(rename_all = "snake_case")]
     pub enum AppPermissionsActions {
-        #[serde(rename = "read")]
         Read,
-        #[serde(rename = "write")]
         Write,
     }
 
@@ -850,10 +793,9 @@ pub mod types {
         PartialEq,
         PartialOrd
     )]
+    #[serde(rename_all = "snake_case")]
     pub enum AppPermissionsAdministration {
-        #[serde(rename = "read")]
         Read,
-        #[serde(rename = "write")]
         Write,
     }
 
@@ -914,10 +856,9 @@ pub mod types {
         PartialEq,
         PartialOrd
     )]
+    #[serde(rename_all = "snake_case")]
     pub enum AppPermissionsBlocking {
-        #[serde(rename = "read")]
         Read,
-        #[serde(rename = "write")]
         Write,
     }
 
@@ -978,10 +919,9 @@ pub mod types {
         PartialEq,
         PartialOrd
     )]
+    #[serde(rename_all = "snake_case")]
     pub enum AppPermissionsChecks {
-        #[serde(rename = "read")]
         Read,
-        #[serde(rename = "write")]
         Write,
     }
 
@@ -1042,10 +982,9 @@ pub mod types {
         PartialEq,
         PartialOrd
     )]
+    #[serde(rename_all = "snake_case")]
     pub enum AppPermissionsContentReferences {
-        #[serde(rename = "read")]
         Read,
-        #[serde(rename = "write")]
         Write,
     }
 
@@ -1106,10 +1045,9 @@ pub mod types {
         PartialEq,
         PartialOrd
     )]
+    #[serde(rename_all = "snake_case")]
     pub enum AppPermissionsContents {
-        #[serde(rename = "read")]
         Read,
-        #[serde(rename = "write")]
         Write,
     }
 
@@ -1170,10 +1108,9 @@ pub mod types {
         PartialEq,
         PartialOrd
     )]
+    #[serde(rename_all = "snake_case")]
     pub enum AppPermissionsDeployments {
-        #[serde(rename = "read")]
         Read,
-        #[serde(rename = "write")]
         Write,
     }
 
@@ -1234,10 +1171,9 @@ pub mod types {
         PartialEq,
         PartialOrd
     )]
+    #[serde(rename_all = "snake_case")]
     pub enum AppPermissionsDiscussions {
-        #[serde(rename = "read")]
         Read,
-        #[serde(rename = "write")]
         Write,
     }
 
@@ -1298,10 +1234,9 @@ pub mod types {
         PartialEq,
         PartialOrd
     )]
+    #[serde(rename_all = "snake_case")]
     pub enum AppPermissionsEmails {
-        #[serde(rename = "read")]
         Read,
-        #[serde(rename = "write")]
         Write,
     }
 
@@ -1362,10 +1297,9 @@ pub mod types {
         PartialEq,
         PartialOrd
     )]
+    #[serde(rename_all = "snake_case")]
     pub enum AppPermissionsEnvironments {
-        #[serde(rename = "read")]
         Read,
-        #[serde(rename = "write")]
         Write,
     }
 
@@ -1426,10 +1360,9 @@ pub mod types {
         PartialEq,
         PartialOrd
     )]
+    #[serde(rename_all = "snake_case")]
     pub enum AppPermissionsFollowers {
-        #[serde(rename = "read")]
         Read,
-        #[serde(rename = "write")]
         Write,
     }
 
@@ -1490,10 +1423,9 @@ pub mod types {
         PartialEq,
         PartialOrd
     )]
+    #[serde(rename_all = "snake_case")]
     pub enum AppPermissionsGpgKeys {
-        #[serde(rename = "read")]
         Read,
-        #[serde(rename = "write")]
         Write,
     }
 
@@ -1554,10 +1486,9 @@ pub mod types {
         PartialEq,
         PartialOrd
     )]
+    #[serde(rename_all = "snake_case")]
     pub enum AppPermissionsInteractionLimits {
-        #[serde(rename = "read")]
         Read,
-        #[serde(rename = "write")]
         Write,
     }
 
@@ -1618,10 +1549,9 @@ pub mod types {
         PartialEq,
         PartialOrd
     )]
+    #[serde(rename_all = "snake_case")]
     pub enum AppPermissionsIssues {
-        #[serde(rename = "read")]
         Read,
-        #[serde(rename = "write")]
         Write,
     }
 
@@ -1682,10 +1612,9 @@ pub mod types {
         PartialEq,
         PartialOrd
     )]
+    #[serde(rename_all = "snake_case")]
     pub enum AppPermissionsKeys {
-        #[serde(rename = "read")]
         Read,
-        #[serde(rename = "write")]
         Write,
     }
 
@@ -1746,10 +1675,9 @@ pub mod types {
         PartialEq,
         PartialOrd
     )]
+    #[serde(rename_all = "snake_case")]
     pub enum AppPermissionsMembers {
-        #[serde(rename = "read")]
         Read,
-        #[serde(rename = "write")]
         Write,
     }
 
@@ -1810,10 +1738,9 @@ pub mod types {
         PartialEq,
         PartialOrd
     )]
+    #[serde(rename_all = "snake_case")]
     pub enum AppPermissionsMergeQueues {
-        #[serde(rename = "read")]
         Read,
-        #[serde(rename = "write")]
         Write,
     }
 
@@ -1874,10 +1801,9 @@ pub mod types {
         PartialEq,
         PartialOrd
     )]
+    #[serde(rename_all = "snake_case")]
     pub enum AppPermissionsMetadata {
-        #[serde(rename = "read")]
         Read,
-        #[serde(rename = "write")]
         Write,
     }
 
@@ -1938,10 +1864,9 @@ pub mod types {
         PartialEq,
         PartialOrd
     )]
+    #[serde(rename_all = "snake_case")]
     pub enum AppPermissionsOrganizationAdministration {
-        #[serde(rename = "read")]
         Read,
-        #[serde(rename = "write")]
         Write,
     }
 
@@ -2002,10 +1927,9 @@ pub mod types {
         PartialEq,
         PartialOrd
     )]
+    #[serde(rename_all = "snake_case")]
     pub enum AppPermissionsOrganizationHooks {
-        #[serde(rename = "read")]
         Read,
-        #[serde(rename = "write")]
         Write,
     }
 
@@ -2066,10 +1990,9 @@ pub mod types {
         PartialEq,
         PartialOrd
     )]
+    #[serde(rename_all = "snake_case")]
     pub enum AppPermissionsOrganizationPackages {
-        #[serde(rename = "read")]
         Read,
-        #[serde(rename = "write")]
         Write,
     }
 
@@ -2130,10 +2053,9 @@ pub mod types {
         PartialEq,
         PartialOrd
     )]
+    #[serde(rename_all = "snake_case")]
     pub enum AppPermissionsOrganizationPlan {
-        #[serde(rename = "read")]
         Read,
-        #[serde(rename = "write")]
         Write,
     }
 
@@ -2194,10 +2116,9 @@ pub mod types {
         PartialEq,
         PartialOrd
     )]
+    #[serde(rename_all = "snake_case")]
     pub enum AppPermissionsOrganizationProjects {
-        #[serde(rename = "read")]
         Read,
-        #[serde(rename = "write")]
         Write,
     }
 
@@ -2258,10 +2179,9 @@ pub mod types {
         PartialEq,
         PartialOrd
     )]
+    #[serde(rename_all = "snake_case")]
     pub enum AppPermissionsOrganizationSecrets {
-        #[serde(rename = "read")]
         Read,
-        #[serde(rename = "write")]
         Write,
     }
 
@@ -2322,10 +2242,9 @@ pub mod types {
         PartialEq,
         PartialOrd
     )]
+    #[serde(rename_all = "snake_case")]
     pub enum AppPermissionsOrganizationSelfHostedRunners {
-        #[serde(rename = "read")]
         Read,
-        #[serde(rename = "write")]
         Write,
     }
 
@@ -2386,10 +2305,9 @@ pub mod types {
         PartialEq,
         PartialOrd
     )]
+    #[serde(rename_all = "snake_case")]
     pub enum AppPermissionsOrganizationUserBlocking {
-        #[serde(rename = "read")]
         Read,
-        #[serde(rename = "write")]
         Write,
     }
 
@@ -2450,10 +2368,9 @@ pub mod types {
         PartialEq,
         PartialOrd
     )]
+    #[serde(rename_all = "snake_case")]
     pub enum AppPermissionsPackages {
-        #[serde(rename = "read")]
         Read,
-        #[serde(rename = "write")]
         Write,
     }
 
@@ -2514,10 +2431,9 @@ pub mod types {
         PartialEq,
         PartialOrd
     )]
+    #[serde(rename_all = "snake_case")]
     pub enum AppPermissionsPages {
-        #[serde(rename = "read")]
         Read,
-        #[serde(rename = "write")]
         Write,
     }
 
@@ -2578,10 +2494,9 @@ pub mod types {
         PartialEq,
         PartialOrd
     )]
+    #[serde(rename_all = "snake_case")]
     pub enum AppPermissionsPlan {
-        #[serde(rename = "read")]
         Read,
-        #[serde(rename = "write")]
         Write,
     }
 
@@ -2642,10 +2557,9 @@ pub mod types {
         PartialEq,
         PartialOrd
     )]
+    #[serde(rename_all = "snake_case")]
     pub enum AppPermissionsPullRequests {
-        #[serde(rename = "read")]
         Read,
-        #[serde(rename = "write")]
         Write,
     }
 
@@ -2706,10 +2620,9 @@ pub mod types {
         PartialEq,
         PartialOrd
     )]
+    #[serde(rename_all = "snake_case")]
     pub enum AppPermissionsRepositoryHooks {
-        #[serde(rename = "read")]
         Read,
-        #[serde(rename = "write")]
         Write,
     }
 
@@ -2770,10 +2683,9 @@ pub mod types {
         PartialEq,
         PartialOrd
     )]
+    #[serde(rename_all = "snake_case")]
     pub enum AppPermissionsRepositoryProjects {
-        #[serde(rename = "read")]
         Read,
-        #[serde(rename = "write")]
         Write,
     }
 
@@ -2834,10 +2746,9 @@ pub mod types {
         PartialEq,
         PartialOrd
     )]
+    #[serde(rename_all = "snake_case")]
     pub enum AppPermissionsSecretScanningAlerts {
-        #[serde(rename = "read")]
         Read,
-        #[serde(rename = "write")]
         Write,
     }
 
@@ -2898,10 +2809,9 @@ pub mod types {
         PartialEq,
         PartialOrd
     )]
+    #[serde(rename_all = "snake_case")]
     pub enum AppPermissionsSecrets {
-        #[serde(rename = "read")]
         Read,
-        #[serde(rename = "write")]
         Write,
     }
 
@@ -2962,10 +2872,9 @@ pub mod types {
         PartialEq,
         PartialOrd
     )]
+    #[serde(rename_all = "snake_case")]
     pub enum AppPermissionsSecurityEvents {
-        #[serde(rename = "read")]
         Read,
-        #[serde(rename = "write")]
         Write,
     }
 
@@ -3026,10 +2935,9 @@ pub mod types {
         PartialEq,
         PartialOrd
     )]
+    #[serde(rename_all = "snake_case")]
     pub enum AppPermissionsSecurityScanningAlert {
-        #[serde(rename = "read")]
         Read,
-        #[serde(rename = "write")]
         Write,
     }
 
@@ -3090,10 +2998,9 @@ pub mod types {
         PartialEq,
         PartialOrd
     )]
+    #[serde(rename_all = "snake_case")]
     pub enum AppPermissionsSingleFile {
-        #[serde(rename = "read")]
         Read,
-        #[serde(rename = "write")]
         Write,
     }
 
@@ -3154,10 +3061,9 @@ pub mod types {
         PartialEq,
         PartialOrd
     )]
+    #[serde(rename_all = "snake_case")]
     pub enum AppPermissionsStarring {
-        #[serde(rename = "read")]
         Read,
-        #[serde(rename = "write")]
         Write,
     }
 
@@ -3218,10 +3124,9 @@ pub mod types {
         PartialEq,
         PartialOrd
     )]
+    #[serde(rename_all = "snake_case")]
     pub enum AppPermissionsStatuses {
-        #[serde(rename = "read")]
         Read,
-        #[serde(rename = "write")]
         Write,
     }
 
@@ -3282,10 +3187,9 @@ pub mod types {
         PartialEq,
         PartialOrd
     )]
+    #[serde(rename_all = "snake_case")]
     pub enum AppPermissionsTeamDiscussions {
-        #[serde(rename = "read")]
         Read,
-        #[serde(rename = "write")]
         Write,
     }
 
@@ -3346,10 +3250,9 @@ pub mod types {
         PartialEq,
         PartialOrd
     )]
+    #[serde(rename_all = "snake_case")]
     pub enum AppPermissionsVulnerabilityAlerts {
-        #[serde(rename = "read")]
         Read,
-        #[serde(rename = "write")]
         Write,
     }
 
@@ -3410,10 +3313,9 @@ pub mod types {
         PartialEq,
         PartialOrd
     )]
+    #[serde(rename_all = "snake_case")]
     pub enum AppPermissionsWatching {
-        #[serde(rename = "read")]
         Read,
-        #[serde(rename = "write")]
         Write,
     }
 
@@ -3474,10 +3376,9 @@ pub mod types {
         PartialEq,
         PartialOrd
     )]
+    #[serde(rename_all = "snake_case")]
     pub enum AppPermissionsWorkflows {
-        #[serde(rename = "read")]
         Read,
-        #[serde(rename = "write")]
         Write,
     }
 
@@ -3563,22 +3464,15 @@ pub mod types {
         PartialEq,
         PartialOrd
     )]
+    #[serde(rename_all = "SCREAMING_SNAKE_CASE")]
     pub enum AuthorAssociation {
-        #[serde(rename = "COLLABORATOR")]
         Collaborator,
-        #[serde(rename = "CONTRIBUTOR")]
         Contributor,
-        #[serde(rename = "FIRST_TIMER")]
         FirstTimer,
-        #[serde(rename = "FIRST_TIME_CONTRIBUTOR")]
         FirstTimeContributor,
-        #[serde(rename = "MANNEQUIN")]
         Mannequin,
-        #[serde(rename = "MEMBER")]
         Member,
-        #[serde(rename = "NONE")]
         None,
-        #[serde(rename = "OWNER")]
         Owner,
     }
 
@@ -3783,8 +3677,8 @@ pub mod types {
 
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(tag = "action")]
+    #[serde(rename_all = "snake_case")]
     pub enum BranchProtectionConfigurationEvent {
-        #[serde(rename = "disabled")]
         Disabled {
             #[serde(skip_serializing_if = "Option::is_none")]
             installation: Option<InstallationLite>,
@@ -3793,7 +3687,6 @@ pub mod types {
             repository: Repository,
             sender: User,
         },
-        #[serde(rename = "enabled")]
         Enabled {
             #[serde(skip_serializing_if = "Option::is_none")]
             installation: Option<InstallationLite>,
@@ -4251,12 +4144,10 @@ pub mod types {
         PartialEq,
         PartialOrd
     )]
+    #[serde(rename_all = "snake_case")]
     pub enum BranchProtectionRuleEnforcementLevel {
-        #[serde(rename = "off")]
         Off,
-        #[serde(rename = "non_admins")]
         NonAdmins,
-        #[serde(rename = "everyone")]
         Everyone,
     }
 
@@ -4309,8 +4200,8 @@ pub mod types {
 
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(tag = "action")]
+    #[serde(rename_all = "snake_case")]
     pub enum BranchProtectionRuleEvent {
-        #[serde(rename = "created")]
         Created {
             #[serde(skip_serializing_if = "Option::is_none")]
             installation: Option<InstallationLite>,
@@ -4320,7 +4211,6 @@ pub mod types {
             rule: BranchProtectionRule,
             sender: User,
         },
-        #[serde(rename = "deleted")]
         Deleted {
             #[serde(skip_serializing_if = "Option::is_none")]
             installation: Option<InstallationLite>,
@@ -4330,7 +4220,6 @@ pub mod types {
             rule: BranchProtectionRule,
             sender: User,
         },
-        #[serde(rename = "edited")]
         Edited {
             /// If the action was `edited`, the changes to the rule.
             #[serde(skip_serializing_if = "Option::is_none")]
@@ -4557,20 +4446,14 @@ pub mod types {
         PartialEq,
         PartialOrd
     )]
+    #[serde(rename_all = "snake_case")]
     pub enum CheckRunCompletedEventCheckRunCheckSuiteConclusion {
-        #[serde(rename = "success")]
         Success,
-        #[serde(rename = "failure")]
         Failure,
-        #[serde(rename = "neutral")]
         Neutral,
-        #[serde(rename = "cancelled")]
         Cancelled,
-        #[serde(rename = "timed_out")]
         TimedOut,
-        #[serde(rename = "action_required")]
         ActionRequired,
-        #[serde(rename = "stale")]
         Stale,
     }
 
@@ -4641,12 +4524,10 @@ pub mod types {
         PartialEq,
         PartialOrd
     )]
+    #[serde(rename_all = "snake_case")]
     pub enum CheckRunCompletedEventCheckRunCheckSuiteStatus {
-        #[serde(rename = "in_progress")]
         InProgress,
-        #[serde(rename = "completed")]
         Completed,
-        #[serde(rename = "queued")]
         Queued,
     }
 
@@ -4709,22 +4590,15 @@ pub mod types {
         PartialEq,
         PartialOrd
     )]
+    #[serde(rename_all = "snake_case")]
     pub enum CheckRunCompletedEventCheckRunConclusion {
-        #[serde(rename = "success")]
         Success,
-        #[serde(rename = "failure")]
         Failure,
-        #[serde(rename = "neutral")]
         Neutral,
-        #[serde(rename = "cancelled")]
         Cancelled,
-        #[serde(rename = "timed_out")]
         TimedOut,
-        #[serde(rename = "action_required")]
         ActionRequired,
-        #[serde(rename = "stale")]
         Stale,
-        #[serde(rename = "skipped")]
         Skipped,
     }
 
@@ -5028,20 +4902,14 @@ pub mod types {
         PartialEq,
         PartialOrd
     )]
+    #[serde(rename_all = "snake_case")]
     pub enum CheckRunCreatedEventCheckRunCheckSuiteConclusion {
-        #[serde(rename = "success")]
         Success,
-        #[serde(rename = "failure")]
         Failure,
-        #[serde(rename = "neutral")]
         Neutral,
-        #[serde(rename = "cancelled")]
         Cancelled,
-        #[serde(rename = "timed_out")]
         TimedOut,
-        #[serde(rename = "action_required")]
         ActionRequired,
-        #[serde(rename = "stale")]
         Stale,
     }
 
@@ -5112,12 +4980,10 @@ pub mod types {
         PartialEq,
         PartialOrd
     )]
+    #[serde(rename_all = "snake_case")]
     pub enum CheckRunCreatedEventCheckRunCheckSuiteStatus {
-        #[serde(rename = "queued")]
         Queued,
-        #[serde(rename = "in_progress")]
         InProgress,
-        #[serde(rename = "completed")]
         Completed,
     }
 
@@ -5180,22 +5046,15 @@ pub mod types {
         PartialEq,
         PartialOrd
     )]
+    #[serde(rename_all = "snake_case")]
     pub enum CheckRunCreatedEventCheckRunConclusion {
-        #[serde(rename = "success")]
         Success,
-        #[serde(rename = "failure")]
         Failure,
-        #[serde(rename = "neutral")]
         Neutral,
-        #[serde(rename = "cancelled")]
         Cancelled,
-        #[serde(rename = "timed_out")]
         TimedOut,
-        #[serde(rename = "action_required")]
         ActionRequired,
-        #[serde(rename = "stale")]
         Stale,
-        #[serde(rename = "skipped")]
         Skipped,
     }
 
@@ -5268,14 +5127,11 @@ pub mod types {
         PartialEq,
         PartialOrd
     )]
+    #[serde(rename_all = "snake_case")]
     pub enum CheckRunCreatedEventCheckRunStatus {
-        #[serde(rename = "queued")]
         Queued,
-        #[serde(rename = "in_progress")]
         InProgress,
-        #[serde(rename = "completed")]
         Completed,
-        #[serde(rename = "waiting")]
         Waiting,
     }
 
@@ -5348,8 +5204,8 @@ pub mod types {
 
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(tag = "action")]
+    #[serde(rename_all = "snake_case")]
     pub enum CheckRunEvent {
-        #[serde(rename = "completed")]
         Completed {
             /// The [check_run](https://docs.github.com/en/rest/reference/checks#get-a-check-run).
             check_run: CheckRunCompletedEventCheckRun,
@@ -5363,7 +5219,6 @@ pub mod types {
             requested_action: Option<CheckRunCompletedEventRequestedAction>,
             sender: User,
         },
-        #[serde(rename = "created")]
         Created {
             /// The [check_run](https://docs.github.com/en/rest/reference/checks#get-a-check-run).
             check_run: CheckRunCreatedEventCheckRun,
@@ -5377,7 +5232,6 @@ pub mod types {
             requested_action: Option<CheckRunCompletedEventRequestedAction>,
             sender: User,
         },
-        #[serde(rename = "requested_action")]
         RequestedAction {
             /// The [check_run](https://docs.github.com/en/rest/reference/checks#get-a-check-run).
             check_run: CheckRunRequestedActionEventCheckRun,
@@ -5390,7 +5244,6 @@ pub mod types {
             requested_action: CheckRunCompletedEventRequestedAction,
             sender: User,
         },
-        #[serde(rename = "rerequested")]
         Rerequested {
             /// The [check_run](https://docs.github.com/en/rest/reference/checks#get-a-check-run).
             check_run: CheckRunRerequestedEventCheckRun,
@@ -5571,20 +5424,14 @@ pub mod types {
         PartialEq,
         PartialOrd
     )]
+    #[serde(rename_all = "snake_case")]
     pub enum CheckRunRequestedActionEventCheckRunCheckSuiteConclusion {
-        #[serde(rename = "success")]
         Success,
-        #[serde(rename = "failure")]
         Failure,
-        #[serde(rename = "neutral")]
         Neutral,
-        #[serde(rename = "cancelled")]
         Cancelled,
-        #[serde(rename = "timed_out")]
         TimedOut,
-        #[serde(rename = "action_required")]
         ActionRequired,
-        #[serde(rename = "stale")]
         Stale,
     }
 
@@ -5655,14 +5502,11 @@ pub mod types {
         PartialEq,
         PartialOrd
     )]
+    #[serde(rename_all = "snake_case")]
     pub enum CheckRunRequestedActionEventCheckRunCheckSuiteStatus {
-        #[serde(rename = "queued")]
         Queued,
-        #[serde(rename = "in_progress")]
         InProgress,
-        #[serde(rename = "completed")]
         Completed,
-        #[serde(rename = "waiting")]
         Waiting,
     }
 
@@ -5727,22 +5571,15 @@ pub mod types {
         PartialEq,
         PartialOrd
     )]
+    #[serde(rename_all = "snake_case")]
     pub enum CheckRunRequestedActionEventCheckRunConclusion {
-        #[serde(rename = "success")]
         Success,
-        #[serde(rename = "failure")]
         Failure,
-        #[serde(rename = "neutral")]
         Neutral,
-        #[serde(rename = "cancelled")]
         Cancelled,
-        #[serde(rename = "timed_out")]
         TimedOut,
-        #[serde(rename = "action_required")]
         ActionRequired,
-        #[serde(rename = "stale")]
         Stale,
-        #[serde(rename = "skipped")]
         Skipped,
     }
 
@@ -5815,12 +5652,10 @@ pub mod types {
         PartialEq,
         PartialOrd
     )]
+    #[serde(rename_all = "snake_case")]
     pub enum CheckRunRequestedActionEventCheckRunStatus {
-        #[serde(rename = "queued")]
         Queued,
-        #[serde(rename = "in_progress")]
         InProgress,
-        #[serde(rename = "completed")]
         Completed,
     }
 
@@ -6028,20 +5863,14 @@ pub mod types {
         PartialEq,
         PartialOrd
     )]
+    #[serde(rename_all = "snake_case")]
     pub enum CheckRunRerequestedEventCheckRunCheckSuiteConclusion {
-        #[serde(rename = "success")]
         Success,
-        #[serde(rename = "failure")]
         Failure,
-        #[serde(rename = "neutral")]
         Neutral,
-        #[serde(rename = "cancelled")]
         Cancelled,
-        #[serde(rename = "timed_out")]
         TimedOut,
-        #[serde(rename = "action_required")]
         ActionRequired,
-        #[serde(rename = "stale")]
         Stale,
     }
 
@@ -6172,22 +6001,15 @@ pub mod types {
         PartialEq,
         PartialOrd
     )]
+    #[serde(rename_all = "snake_case")]
     pub enum CheckRunRerequestedEventCheckRunConclusion {
-        #[serde(rename = "success")]
         Success,
-        #[serde(rename = "failure")]
         Failure,
-        #[serde(rename = "neutral")]
         Neutral,
-        #[serde(rename = "cancelled")]
         Cancelled,
-        #[serde(rename = "timed_out")]
         TimedOut,
-        #[serde(rename = "action_required")]
         ActionRequired,
-        #[serde(rename = "stale")]
         Stale,
-        #[serde(rename = "skipped")]
         Skipped,
     }
 
@@ -6430,20 +6252,14 @@ pub mod types {
         PartialEq,
         PartialOrd
     )]
+    #[serde(rename_all = "snake_case")]
     pub enum CheckSuiteCompletedEventCheckSuiteConclusion {
-        #[serde(rename = "success")]
         Success,
-        #[serde(rename = "failure")]
         Failure,
-        #[serde(rename = "neutral")]
         Neutral,
-        #[serde(rename = "cancelled")]
         Cancelled,
-        #[serde(rename = "timed_out")]
         TimedOut,
-        #[serde(rename = "action_required")]
         ActionRequired,
-        #[serde(rename = "stale")]
         Stale,
     }
 
@@ -6514,14 +6330,11 @@ pub mod types {
         PartialEq,
         PartialOrd
     )]
+    #[serde(rename_all = "snake_case")]
     pub enum CheckSuiteCompletedEventCheckSuiteStatus {
-        #[serde(rename = "requested")]
         Requested,
-        #[serde(rename = "in_progress")]
         InProgress,
-        #[serde(rename = "completed")]
         Completed,
-        #[serde(rename = "queued")]
         Queued,
     }
 
@@ -6576,8 +6389,8 @@ pub mod types {
 
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(tag = "action")]
+    #[serde(rename_all = "snake_case")]
     pub enum CheckSuiteEvent {
-        #[serde(rename = "completed")]
         Completed {
             /// The [check_suite](https://docs.github.com/en/rest/reference/checks#suites).
             check_suite: CheckSuiteCompletedEventCheckSuite,
@@ -6588,7 +6401,6 @@ pub mod types {
             repository: Repository,
             sender: User,
         },
-        #[serde(rename = "requested")]
         Requested {
             /// The [check_suite](https://docs.github.com/en/rest/reference/checks#suites).
             check_suite: CheckSuiteRequestedEventCheckSuite,
@@ -6599,7 +6411,6 @@ pub mod types {
             repository: Repository,
             sender: User,
         },
-        #[serde(rename = "rerequested")]
         Rerequested {
             /// The [check_suite](https://docs.github.com/en/rest/reference/checks#suites).
             check_suite: CheckSuiteRerequestedEventCheckSuite,
@@ -6734,20 +6545,14 @@ pub mod types {
         PartialEq,
         PartialOrd
     )]
+    #[serde(rename_all = "snake_case")]
     pub enum CheckSuiteRequestedEventCheckSuiteConclusion {
-        #[serde(rename = "success")]
         Success,
-        #[serde(rename = "failure")]
         Failure,
-        #[serde(rename = "neutral")]
         Neutral,
-        #[serde(rename = "cancelled")]
         Cancelled,
-        #[serde(rename = "timed_out")]
         TimedOut,
-        #[serde(rename = "action_required")]
         ActionRequired,
-        #[serde(rename = "stale")]
         Stale,
     }
 
@@ -6818,14 +6623,11 @@ pub mod types {
         PartialEq,
         PartialOrd
     )]
+    #[serde(rename_all = "snake_case")]
     pub enum CheckSuiteRequestedEventCheckSuiteStatus {
-        #[serde(rename = "requested")]
         Requested,
-        #[serde(rename = "in_progress")]
         InProgress,
-        #[serde(rename = "completed")]
         Completed,
-        #[serde(rename = "queued")]
         Queued,
     }
 
@@ -6996,20 +6798,14 @@ pub mod types {
         PartialEq,
         PartialOrd
     )]
+    #[serde(rename_all = "snake_case")]
     pub enum CheckSuiteRerequestedEventCheckSuiteConclusion {
-        #[serde(rename = "success")]
         Success,
-        #[serde(rename = "failure")]
         Failure,
-        #[serde(rename = "neutral")]
         Neutral,
-        #[serde(rename = "cancelled")]
         Cancelled,
-        #[serde(rename = "timed_out")]
         TimedOut,
-        #[serde(rename = "action_required")]
         ActionRequired,
-        #[serde(rename = "stale")]
         Stale,
     }
 
@@ -7080,14 +6876,11 @@ pub mod types {
         PartialEq,
         PartialOrd
     )]
+    #[serde(rename_all = "snake_case")]
     pub enum CheckSuiteRerequestedEventCheckSuiteStatus {
-        #[serde(rename = "requested")]
         Requested,
-        #[serde(rename = "in_progress")]
         InProgress,
-        #[serde(rename = "completed")]
         Completed,
-        #[serde(rename = "queued")]
         Queued,
     }
 
@@ -7339,14 +7132,11 @@ pub mod types {
         PartialEq,
         PartialOrd
     )]
+    #[serde(rename_all = "snake_case")]
     pub enum CodeScanningAlertAppearedInBranchEventAlertRuleSeverity {
-        #[serde(rename = "none")]
         None,
-        #[serde(rename = "note")]
         Note,
-        #[serde(rename = "warning")]
         Warning,
-        #[serde(rename = "error")]
         Error,
     }
 
@@ -7411,12 +7201,10 @@ pub mod types {
         PartialEq,
         PartialOrd
     )]
+    #[serde(rename_all = "snake_case")]
     pub enum CodeScanningAlertAppearedInBranchEventAlertState {
-        #[serde(rename = "open")]
         Open,
-        #[serde(rename = "dismissed")]
         Dismissed,
-        #[serde(rename = "fixed")]
         Fixed,
     }
 
@@ -7702,14 +7490,11 @@ pub mod types {
         PartialEq,
         PartialOrd
     )]
+    #[serde(rename_all = "snake_case")]
     pub enum CodeScanningAlertClosedByUserEventAlertRuleSeverity {
-        #[serde(rename = "none")]
         None,
-        #[serde(rename = "note")]
         Note,
-        #[serde(rename = "warning")]
         Warning,
-        #[serde(rename = "error")]
         Error,
     }
 
@@ -7992,14 +7777,11 @@ pub mod types {
         PartialEq,
         PartialOrd
     )]
+    #[serde(rename_all = "snake_case")]
     pub enum CodeScanningAlertCreatedEventAlertRuleSeverity {
-        #[serde(rename = "none")]
         None,
-        #[serde(rename = "note")]
         Note,
-        #[serde(rename = "warning")]
         Warning,
-        #[serde(rename = "error")]
         Error,
     }
 
@@ -8064,10 +7846,9 @@ pub mod types {
         PartialEq,
         PartialOrd
     )]
+    #[serde(rename_all = "snake_case")]
     pub enum CodeScanningAlertCreatedEventAlertState {
-        #[serde(rename = "open")]
         Open,
-        #[serde(rename = "dismissed")]
         Dismissed,
     }
 
@@ -8118,8 +7899,8 @@ pub mod types {
 
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(tag = "action")]
+    #[serde(rename_all = "snake_case")]
     pub enum CodeScanningAlertEvent {
-        #[serde(rename = "appeared_in_branch")]
         AppearedInBranch {
             /// The code scanning alert involved in the event.
             alert: CodeScanningAlertAppearedInBranchEventAlert,
@@ -8135,7 +7916,6 @@ pub mod types {
             repository: Repository,
             sender: GitHubOrg,
         },
-        #[serde(rename = "closed_by_user")]
         ClosedByUser {
             /// The code scanning alert involved in the event.
             alert: CodeScanningAlertClosedByUserEventAlert,
@@ -8151,7 +7931,6 @@ pub mod types {
             repository: Repository,
             sender: User,
         },
-        #[serde(rename = "created")]
         Created {
             /// The code scanning alert involved in the event.
             alert: CodeScanningAlertCreatedEventAlert,
@@ -8167,7 +7946,6 @@ pub mod types {
             repository: Repository,
             sender: GitHubOrg,
         },
-        #[serde(rename = "fixed")]
         Fixed {
             /// The code scanning alert involved in the event.
             alert: CodeScanningAlertFixedEventAlert,
@@ -8183,7 +7961,6 @@ pub mod types {
             repository: Repository,
             sender: GitHubOrg,
         },
-        #[serde(rename = "reopened")]
         Reopened {
             /// The code scanning alert involved in the event.
             alert: CodeScanningAlertReopenedEventAlert,
@@ -8199,7 +7976,6 @@ pub mod types {
             repository: Repository,
             sender: GitHubOrg,
         },
-        #[serde(rename = "reopened_by_user")]
         ReopenedByUser {
             /// The code scanning alert involved in the event.
             alert: CodeScanningAlertReopenedByUserEventAlert,
@@ -8445,14 +8221,11 @@ pub mod types {
         PartialEq,
         PartialOrd
     )]
+    #[serde(rename_all = "snake_case")]
     pub enum CodeScanningAlertFixedEventAlertRuleSeverity {
-        #[serde(rename = "none")]
         None,
-        #[serde(rename = "note")]
         Note,
-        #[serde(rename = "warning")]
         Warning,
-        #[serde(rename = "error")]
         Error,
     }
 
@@ -8691,14 +8464,11 @@ pub mod types {
         PartialEq,
         PartialOrd
     )]
+    #[serde(rename_all = "snake_case")]
     pub enum CodeScanningAlertReopenedByUserEventAlertRuleSeverity {
-        #[serde(rename = "none")]
         None,
-        #[serde(rename = "note")]
         Note,
-        #[serde(rename = "warning")]
         Warning,
-        #[serde(rename = "error")]
         Error,
     }
 
@@ -8966,14 +8736,11 @@ pub mod types {
         PartialEq,
         PartialOrd
     )]
+    #[serde(rename_all = "snake_case")]
     pub enum CodeScanningAlertReopenedEventAlertRuleSeverity {
-        #[serde(rename = "none")]
         None,
-        #[serde(rename = "note")]
         Note,
-        #[serde(rename = "warning")]
         Warning,
-        #[serde(rename = "error")]
         Error,
     }
 
@@ -9038,12 +8805,10 @@ pub mod types {
         PartialEq,
         PartialOrd
     )]
+    #[serde(rename_all = "snake_case")]
     pub enum CodeScanningAlertReopenedEventAlertState {
-        #[serde(rename = "open")]
         Open,
-        #[serde(rename = "dismissed")]
         Dismissed,
-        #[serde(rename = "fixed")]
         Fixed,
     }
 
@@ -9294,10 +9059,9 @@ pub mod types {
         PartialEq,
         PartialOrd
     )]
+    #[serde(rename_all = "snake_case")]
     pub enum CreateEventRefType {
-        #[serde(rename = "tag")]
         Tag,
-        #[serde(rename = "branch")]
         Branch,
     }
 
@@ -9496,8 +9260,8 @@ pub mod types {
 
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(tag = "action")]
+    #[serde(rename_all = "snake_case")]
     pub enum CustomPropertyEvent {
-        #[serde(rename = "created")]
         Created {
             definition: OrganizationCustomProperty,
             #[serde(skip_serializing_if = "Option::is_none")]
@@ -9506,7 +9270,6 @@ pub mod types {
             #[serde(skip_serializing_if = "Option::is_none")]
             sender: Option<User>,
         },
-        #[serde(rename = "deleted")]
         Deleted {
             definition: CustomPropertyDeletedEventDefinition,
             #[serde(skip_serializing_if = "Option::is_none")]
@@ -9669,10 +9432,9 @@ pub mod types {
         PartialEq,
         PartialOrd
     )]
+    #[serde(rename_all = "snake_case")]
     pub enum DeleteEventRefType {
-        #[serde(rename = "tag")]
         Tag,
-        #[serde(rename = "branch")]
         Branch,
     }
 
@@ -9899,10 +9661,9 @@ pub mod types {
         PartialEq,
         PartialOrd
     )]
+    #[serde(rename_all = "snake_case")]
     pub enum DependabotAlertDependencyScope {
-        #[serde(rename = "development")]
         Development,
-        #[serde(rename = "runtime")]
         Runtime,
     }
 
@@ -10076,16 +9837,12 @@ pub mod types {
         PartialEq,
         PartialOrd
     )]
+    #[serde(rename_all = "snake_case")]
     pub enum DependabotAlertDismissedReason {
-        #[serde(rename = "fix_started")]
         FixStarted,
-        #[serde(rename = "inaccurate")]
         Inaccurate,
-        #[serde(rename = "no_bandwidth")]
         NoBandwidth,
-        #[serde(rename = "not_used")]
         NotUsed,
-        #[serde(rename = "tolerable_risk")]
         TolerableRisk,
     }
 
@@ -10142,8 +9899,8 @@ pub mod types {
 
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(tag = "action")]
+    #[serde(rename_all = "snake_case")]
     pub enum DependabotAlertEvent {
-        #[serde(rename = "created")]
         Created {
             alert: DependabotAlertCreatedEventAlert,
             #[serde(skip_serializing_if = "Option::is_none")]
@@ -10153,7 +9910,6 @@ pub mod types {
             repository: Repository,
             sender: GitHubOrg,
         },
-        #[serde(rename = "dismissed")]
         Dismissed {
             alert: DependabotAlertDismissedEventAlert,
             #[serde(skip_serializing_if = "Option::is_none")]
@@ -10163,7 +9919,6 @@ pub mod types {
             repository: Repository,
             sender: User,
         },
-        #[serde(rename = "fixed")]
         Fixed {
             alert: DependabotAlertFixedEventAlert,
             #[serde(skip_serializing_if = "Option::is_none")]
@@ -10173,7 +9928,6 @@ pub mod types {
             repository: Repository,
             sender: GitHubOrg,
         },
-        #[serde(rename = "reintroduced")]
         Reintroduced {
             alert: DependabotAlert,
             #[serde(skip_serializing_if = "Option::is_none")]
@@ -10183,7 +9937,6 @@ pub mod types {
             repository: Repository,
             sender: GitHubOrg,
         },
-        #[serde(rename = "reopened")]
         Reopened {
             alert: DependabotAlert,
             #[serde(skip_serializing_if = "Option::is_none")]
@@ -10515,10 +10268,9 @@ pub mod types {
         PartialEq,
         PartialOrd
     )]
+    #[serde(rename_all = "SCREAMING_SNAKE_CASE")]
     pub enum DependabotAlertSecurityAdvisoryIdentifiersItemType {
-        #[serde(rename = "CVE")]
         Cve,
-        #[serde(rename = "GHSA")]
         Ghsa,
     }
 
@@ -10585,14 +10337,11 @@ pub mod types {
         PartialEq,
         PartialOrd
     )]
+    #[serde(rename_all = "snake_case")]
     pub enum DependabotAlertSecurityAdvisorySeverity {
-        #[serde(rename = "low")]
         Low,
-        #[serde(rename = "medium")]
         Medium,
-        #[serde(rename = "high")]
         High,
-        #[serde(rename = "critical")]
         Critical,
     }
 
@@ -10674,14 +10423,11 @@ pub mod types {
         PartialEq,
         PartialOrd
     )]
+    #[serde(rename_all = "snake_case")]
     pub enum DependabotAlertSecurityAdvisoryVulnerabilitiesItemSeverity {
-        #[serde(rename = "low")]
         Low,
-        #[serde(rename = "medium")]
         Medium,
-        #[serde(rename = "high")]
         High,
-        #[serde(rename = "critical")]
         Critical,
     }
 
@@ -10757,14 +10503,11 @@ pub mod types {
         PartialEq,
         PartialOrd
     )]
+    #[serde(rename_all = "snake_case")]
     pub enum DependabotAlertSecurityVulnerabilitySeverity {
-        #[serde(rename = "low")]
         Low,
-        #[serde(rename = "medium")]
         Medium,
-        #[serde(rename = "high")]
         High,
-        #[serde(rename = "critical")]
         Critical,
     }
 
@@ -11009,14 +10752,11 @@ pub mod types {
         PartialEq,
         PartialOrd
     )]
+    #[serde(rename_all = "snake_case")]
     pub enum DependabotAlertState4 {
-        #[serde(rename = "dismissed")]
         Dismissed,
-        #[serde(rename = "fixed")]
         Fixed,
-        #[serde(rename = "open")]
         Open,
-        #[serde(rename = "auto_dismissed")]
         AutoDismissed,
     }
 
@@ -11229,8 +10969,8 @@ pub mod types {
 
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(tag = "action")]
+    #[serde(rename_all = "snake_case")]
     pub enum DeployKeyEvent {
-        #[serde(rename = "created")]
         Created {
             #[serde(skip_serializing_if = "Option::is_none")]
             installation: Option<InstallationLite>,
@@ -11241,7 +10981,6 @@ pub mod types {
             repository: Repository,
             sender: User,
         },
-        #[serde(rename = "deleted")]
         Deleted {
             #[serde(skip_serializing_if = "Option::is_none")]
             installation: Option<InstallationLite>,
@@ -11630,14 +11369,11 @@ pub mod types {
         PartialEq,
         PartialOrd
     )]
+    #[serde(rename_all = "snake_case")]
     pub enum DeploymentReviewApprovedEventWorkflowJobRunConclusion {
-        #[serde(rename = "success")]
         Success,
-        #[serde(rename = "failure")]
         Failure,
-        #[serde(rename = "cancelled")]
         Cancelled,
-        #[serde(rename = "skipped")]
         Skipped,
     }
 
@@ -11702,14 +11438,11 @@ pub mod types {
         PartialEq,
         PartialOrd
     )]
+    #[serde(rename_all = "snake_case")]
     pub enum DeploymentReviewApprovedEventWorkflowJobRunStatus {
-        #[serde(rename = "queued")]
         Queued,
-        #[serde(rename = "in_progress")]
         InProgress,
-        #[serde(rename = "completed")]
         Completed,
-        #[serde(rename = "waiting")]
         Waiting,
     }
 
@@ -11790,14 +11523,11 @@ pub mod types {
         PartialEq,
         PartialOrd
     )]
+    #[serde(rename_all = "snake_case")]
     pub enum DeploymentReviewApprovedEventWorkflowJobRunsItemConclusion {
-        #[serde(rename = "success")]
         Success,
-        #[serde(rename = "failure")]
         Failure,
-        #[serde(rename = "cancelled")]
         Cancelled,
-        #[serde(rename = "skipped")]
         Skipped,
     }
 
@@ -11862,14 +11592,11 @@ pub mod types {
         PartialEq,
         PartialOrd
     )]
+    #[serde(rename_all = "snake_case")]
     pub enum DeploymentReviewApprovedEventWorkflowJobRunsItemStatus {
-        #[serde(rename = "queued")]
         Queued,
-        #[serde(rename = "in_progress")]
         InProgress,
-        #[serde(rename = "completed")]
         Completed,
-        #[serde(rename = "waiting")]
         Waiting,
     }
 
@@ -11924,8 +11651,8 @@ pub mod types {
 
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(tag = "action")]
+    #[serde(rename_all = "snake_case")]
     pub enum DeploymentReviewEvent {
-        #[serde(rename = "approved")]
         Approved {
             #[serde(skip_serializing_if = "Option::is_none")]
             approver: Option<User>,
@@ -11947,7 +11674,6 @@ pub mod types {
             >,
             workflow_run: WorkflowRun,
         },
-        #[serde(rename = "rejected")]
         Rejected {
             #[serde(skip_serializing_if = "Option::is_none")]
             approver: Option<User>,
@@ -11969,7 +11695,6 @@ pub mod types {
             >,
             workflow_run: WorkflowRun,
         },
-        #[serde(rename = "requested")]
         Requested {
             environment: String,
             #[serde(skip_serializing_if = "Option::is_none")]
@@ -12115,14 +11840,11 @@ pub mod types {
         PartialEq,
         PartialOrd
     )]
+    #[serde(rename_all = "snake_case")]
     pub enum DeploymentReviewRejectedEventWorkflowJobRunConclusion {
-        #[serde(rename = "success")]
         Success,
-        #[serde(rename = "failure")]
         Failure,
-        #[serde(rename = "cancelled")]
         Cancelled,
-        #[serde(rename = "skipped")]
         Skipped,
     }
 
@@ -12187,14 +11909,11 @@ pub mod types {
         PartialEq,
         PartialOrd
     )]
+    #[serde(rename_all = "snake_case")]
     pub enum DeploymentReviewRejectedEventWorkflowJobRunStatus {
-        #[serde(rename = "queued")]
         Queued,
-        #[serde(rename = "in_progress")]
         InProgress,
-        #[serde(rename = "completed")]
         Completed,
-        #[serde(rename = "waiting")]
         Waiting,
     }
 
@@ -12275,14 +11994,11 @@ pub mod types {
         PartialEq,
         PartialOrd
     )]
+    #[serde(rename_all = "snake_case")]
     pub enum DeploymentReviewRejectedEventWorkflowJobRunsItemConclusion {
-        #[serde(rename = "success")]
         Success,
-        #[serde(rename = "failure")]
         Failure,
-        #[serde(rename = "cancelled")]
         Cancelled,
-        #[serde(rename = "skipped")]
         Skipped,
     }
 
@@ -12347,14 +12063,11 @@ pub mod types {
         PartialEq,
         PartialOrd
     )]
+    #[serde(rename_all = "snake_case")]
     pub enum DeploymentReviewRejectedEventWorkflowJobRunsItemStatus {
-        #[serde(rename = "queued")]
         Queued,
-        #[serde(rename = "in_progress")]
         InProgress,
-        #[serde(rename = "completed")]
         Completed,
-        #[serde(rename = "waiting")]
         Waiting,
     }
 
@@ -12529,14 +12242,11 @@ pub mod types {
         PartialEq,
         PartialOrd
     )]
+    #[serde(rename_all = "snake_case")]
     pub enum DeploymentReviewRequestedEventWorkflowJobRunConclusion {
-        #[serde(rename = "success")]
         Success,
-        #[serde(rename = "failure")]
         Failure,
-        #[serde(rename = "cancelled")]
         Cancelled,
-        #[serde(rename = "skipped")]
         Skipped,
     }
 
@@ -12601,14 +12311,11 @@ pub mod types {
         PartialEq,
         PartialOrd
     )]
+    #[serde(rename_all = "snake_case")]
     pub enum DeploymentReviewRequestedEventWorkflowJobRunStatus {
-        #[serde(rename = "queued")]
         Queued,
-        #[serde(rename = "in_progress")]
         InProgress,
-        #[serde(rename = "completed")]
         Completed,
-        #[serde(rename = "waiting")]
         Waiting,
     }
 
@@ -12777,22 +12484,15 @@ pub mod types {
         PartialEq,
         PartialOrd
     )]
+    #[serde(rename_all = "snake_case")]
     pub enum DeploymentStatusCreatedEventCheckRunConclusion {
-        #[serde(rename = "success")]
         Success,
-        #[serde(rename = "failure")]
         Failure,
-        #[serde(rename = "neutral")]
         Neutral,
-        #[serde(rename = "cancelled")]
         Cancelled,
-        #[serde(rename = "timed_out")]
         TimedOut,
-        #[serde(rename = "action_required")]
         ActionRequired,
-        #[serde(rename = "stale")]
         Stale,
-        #[serde(rename = "skipped")]
         Skipped,
     }
 
@@ -12865,14 +12565,11 @@ pub mod types {
         PartialEq,
         PartialOrd
     )]
+    #[serde(rename_all = "snake_case")]
     pub enum DeploymentStatusCreatedEventCheckRunStatus {
-        #[serde(rename = "queued")]
         Queued,
-        #[serde(rename = "in_progress")]
         InProgress,
-        #[serde(rename = "completed")]
         Completed,
-        #[serde(rename = "waiting")]
         Waiting,
     }
 
@@ -12967,20 +12664,14 @@ pub mod types {
         PartialEq,
         PartialOrd
     )]
+    #[serde(rename_all = "snake_case")]
     pub enum DeploymentStatusCreatedEventDeploymentStatusState {
-        #[serde(rename = "pending")]
         Pending,
-        #[serde(rename = "in_progress")]
         InProgress,
-        #[serde(rename = "success")]
         Success,
-        #[serde(rename = "failure")]
         Failure,
-        #[serde(rename = "error")]
         Error,
-        #[serde(rename = "waiting")]
         Waiting,
-        #[serde(rename = "queued")]
         Queued,
     }
 
@@ -13112,20 +12803,14 @@ pub mod types {
         PartialEq,
         PartialOrd
     )]
+    #[serde(rename_all = "snake_case")]
     pub enum DeploymentWorkflowRunConclusion {
-        #[serde(rename = "success")]
         Success,
-        #[serde(rename = "failure")]
         Failure,
-        #[serde(rename = "neutral")]
         Neutral,
-        #[serde(rename = "cancelled")]
         Cancelled,
-        #[serde(rename = "timed_out")]
         TimedOut,
-        #[serde(rename = "action_required")]
         ActionRequired,
-        #[serde(rename = "stale")]
         Stale,
     }
 
@@ -13196,14 +12881,11 @@ pub mod types {
         PartialEq,
         PartialOrd
     )]
+    #[serde(rename_all = "snake_case")]
     pub enum DeploymentWorkflowRunStatus {
-        #[serde(rename = "requested")]
         Requested,
-        #[serde(rename = "in_progress")]
         InProgress,
-        #[serde(rename = "completed")]
         Completed,
-        #[serde(rename = "queued")]
         Queued,
     }
 
@@ -13775,8 +13457,8 @@ pub mod types {
 
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(tag = "action")]
+    #[serde(rename_all = "snake_case")]
     pub enum DiscussionCommentEvent {
-        #[serde(rename = "created")]
         Created {
             comment: DiscussionCommentCreatedEventComment,
             discussion: Discussion,
@@ -13786,7 +13468,6 @@ pub mod types {
             repository: Repository,
             sender: User,
         },
-        #[serde(rename = "deleted")]
         Deleted {
             comment: DiscussionCommentCreatedEventComment,
             discussion: Discussion,
@@ -13796,7 +13477,6 @@ pub mod types {
             repository: Repository,
             sender: User,
         },
-        #[serde(rename = "edited")]
         Edited {
             changes: DiscussionCommentEditedEventChanges,
             comment: DiscussionCommentCreatedEventComment,
@@ -14073,8 +13753,8 @@ pub mod types {
 
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(tag = "action")]
+    #[serde(rename_all = "snake_case")]
     pub enum DiscussionEvent {
-        #[serde(rename = "answered")]
         Answered {
             answer: DiscussionAnsweredEventAnswer,
             discussion: DiscussionAnsweredEventDiscussion,
@@ -14085,7 +13765,6 @@ pub mod types {
             repository: Repository,
             sender: User,
         },
-        #[serde(rename = "category_changed")]
         CategoryChanged {
             changes: DiscussionCategoryChangedEventChanges,
             discussion: Discussion,
@@ -14096,7 +13775,6 @@ pub mod types {
             repository: Repository,
             sender: User,
         },
-        #[serde(rename = "created")]
         Created {
             discussion: DiscussionCreatedEventDiscussion,
             #[serde(skip_serializing_if = "Option::is_none")]
@@ -14106,7 +13784,6 @@ pub mod types {
             repository: Repository,
             sender: User,
         },
-        #[serde(rename = "deleted")]
         Deleted {
             discussion: Discussion,
             #[serde(skip_serializing_if = "Option::is_none")]
@@ -14116,7 +13793,6 @@ pub mod types {
             repository: Repository,
             sender: User,
         },
-        #[serde(rename = "edited")]
         Edited {
             #[serde(skip_serializing_if = "Option::is_none")]
             changes: Option<DiscussionEditedEventChanges>,
@@ -14128,7 +13804,6 @@ pub mod types {
             repository: Repository,
             sender: User,
         },
-        #[serde(rename = "labeled")]
         Labeled {
             discussion: Discussion,
             #[serde(skip_serializing_if = "Option::is_none")]
@@ -14139,7 +13814,6 @@ pub mod types {
             repository: Repository,
             sender: User,
         },
-        #[serde(rename = "locked")]
         Locked {
             discussion: DiscussionLockedEventDiscussion,
             #[serde(skip_serializing_if = "Option::is_none")]
@@ -14149,7 +13823,6 @@ pub mod types {
             repository: Repository,
             sender: User,
         },
-        #[serde(rename = "pinned")]
         Pinned {
             discussion: Discussion,
             #[serde(skip_serializing_if = "Option::is_none")]
@@ -14159,7 +13832,6 @@ pub mod types {
             repository: Repository,
             sender: User,
         },
-        #[serde(rename = "transferred")]
         Transferred {
             changes: DiscussionTransferredEventChanges,
             discussion: Discussion,
@@ -14170,7 +13842,6 @@ pub mod types {
             repository: Repository,
             sender: User,
         },
-        #[serde(rename = "unanswered")]
         Unanswered {
             discussion: DiscussionUnansweredEventDiscussion,
             #[serde(skip_serializing_if = "Option::is_none")]
@@ -14181,7 +13852,6 @@ pub mod types {
             repository: Repository,
             sender: User,
         },
-        #[serde(rename = "unlabeled")]
         Unlabeled {
             discussion: Discussion,
             #[serde(skip_serializing_if = "Option::is_none")]
@@ -14192,7 +13862,6 @@ pub mod types {
             repository: Repository,
             sender: User,
         },
-        #[serde(rename = "unlocked")]
         Unlocked {
             discussion: DiscussionUnlockedEventDiscussion,
             #[serde(skip_serializing_if = "Option::is_none")]
@@ -14202,7 +13871,6 @@ pub mod types {
             repository: Repository,
             sender: User,
         },
-        #[serde(rename = "unpinned")]
         Unpinned {
             discussion: Discussion,
             #[serde(skip_serializing_if = "Option::is_none")]
@@ -14477,12 +14145,10 @@ pub mod types {
         PartialEq,
         PartialOrd
     )]
+    #[serde(rename_all = "snake_case")]
     pub enum DiscussionState {
-        #[serde(rename = "open")]
         Open,
-        #[serde(rename = "locked")]
         Locked,
-        #[serde(rename = "converting")]
         Converting,
     }
 
@@ -14545,10 +14211,9 @@ pub mod types {
         PartialEq,
         PartialOrd
     )]
+    #[serde(rename_all = "snake_case")]
     pub enum DiscussionState2 {
-        #[serde(rename = "open")]
         Open,
-        #[serde(rename = "converting")]
         Converting,
     }
 
@@ -16688,10 +16353,9 @@ pub mod types {
         PartialEq,
         PartialOrd
     )]
+    #[serde(rename_all = "snake_case")]
     pub enum GollumEventPagesItemAction {
-        #[serde(rename = "created")]
         Created,
-        #[serde(rename = "edited")]
         Edited,
     }
 
@@ -16957,8 +16621,8 @@ pub mod types {
 
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(tag = "action")]
+    #[serde(rename_all = "snake_case")]
     pub enum InstallationEvent {
-        #[serde(rename = "created")]
         Created {
             installation: Installation,
             /// An array of repository objects that the installation can access.
@@ -16968,7 +16632,6 @@ pub mod types {
             requester: Option<User>,
             sender: User,
         },
-        #[serde(rename = "deleted")]
         Deleted {
             installation: Installation,
             /// An array of repository objects that the installation can access.
@@ -16978,7 +16641,6 @@ pub mod types {
             requester: (),
             sender: User,
         },
-        #[serde(rename = "new_permissions_accepted")]
         NewPermissionsAccepted {
             installation: Installation,
             /// An array of repository objects that the installation can access.
@@ -16988,7 +16650,6 @@ pub mod types {
             requester: (),
             sender: User,
         },
-        #[serde(rename = "suspend")]
         Suspend {
             installation: InstallationSuspendEventInstallation,
             /// An array of repository objects that the installation can access.
@@ -16998,7 +16659,6 @@ pub mod types {
             requester: (),
             sender: User,
         },
-        #[serde(rename = "unsuspend")]
         Unsuspend {
             installation: InstallationUnsuspendEventInstallation,
             /// An array of repository objects that the installation can access.
@@ -17022,108 +16682,58 @@ pub mod types {
         PartialEq,
         PartialOrd
     )]
+    #[serde(rename_all = "snake_case")]
     pub enum InstallationEventsItem {
-        #[serde(rename = "branch_protection_rule")]
         BranchProtectionRule,
-        #[serde(rename = "check_run")]
         CheckRun,
-        #[serde(rename = "check_suite")]
         CheckSuite,
-        #[serde(rename = "code_scanning_alert")]
         CodeScanningAlert,
-        #[serde(rename = "commit_comment")]
         CommitComment,
-        #[serde(rename = "create")]
         Create,
-        #[serde(rename = "delete")]
         Delete,
-        #[serde(rename = "deployment")]
         Deployment,
-        #[serde(rename = "deployment_review")]
         DeploymentReview,
-        #[serde(rename = "deployment_status")]
         DeploymentStatus,
-        #[serde(rename = "deploy_key")]
         DeployKey,
-        #[serde(rename = "discussion")]
         Discussion,
-        #[serde(rename = "discussion_comment")]
         DiscussionComment,
-        #[serde(rename = "fork")]
         Fork,
-        #[serde(rename = "gollum")]
         Gollum,
-        #[serde(rename = "issues")]
         Issues,
-        #[serde(rename = "issue_comment")]
         IssueComment,
-        #[serde(rename = "label")]
         Label,
-        #[serde(rename = "member")]
         Member,
-        #[serde(rename = "membership")]
         Membership,
-        #[serde(rename = "merge_group")]
         MergeGroup,
-        #[serde(rename = "merge_queue_entry")]
         MergeQueueEntry,
-        #[serde(rename = "milestone")]
         Milestone,
-        #[serde(rename = "organization")]
         Organization,
-        #[serde(rename = "org_block")]
         OrgBlock,
-        #[serde(rename = "page_build")]
         PageBuild,
-        #[serde(rename = "project")]
         Project,
-        #[serde(rename = "projects_v2_item")]
         ProjectsV2Item,
-        #[serde(rename = "project_card")]
         ProjectCard,
-        #[serde(rename = "project_column")]
         ProjectColumn,
-        #[serde(rename = "public")]
         Public,
-        #[serde(rename = "pull_request")]
         PullRequest,
-        #[serde(rename = "pull_request_review")]
         PullRequestReview,
-        #[serde(rename = "pull_request_review_comment")]
         PullRequestReviewComment,
-        #[serde(rename = "pull_request_review_thread")]
         PullRequestReviewThread,
-        #[serde(rename = "push")]
         Push,
-        #[serde(rename = "registry_package")]
         RegistryPackage,
-        #[serde(rename = "release")]
         Release,
-        #[serde(rename = "repository")]
         Repository,
-        #[serde(rename = "repository_dispatch")]
         RepositoryDispatch,
-        #[serde(rename = "secret_scanning_alert")]
         SecretScanningAlert,
-        #[serde(rename = "secret_scanning_alert_location")]
         SecretScanningAlertLocation,
-        #[serde(rename = "security_and_analysis")]
         SecurityAndAnalysis,
-        #[serde(rename = "star")]
         Star,
-        #[serde(rename = "status")]
         Status,
-        #[serde(rename = "team")]
         Team,
-        #[serde(rename = "team_add")]
         TeamAdd,
-        #[serde(rename = "watch")]
         Watch,
-        #[serde(rename = "workflow_dispatch")]
         WorkflowDispatch,
-        #[serde(rename = "workflow_job")]
         WorkflowJob,
-        #[serde(rename = "workflow_run")]
         WorkflowRun,
     }
 
@@ -17485,10 +17095,9 @@ pub mod types {
         PartialEq,
         PartialOrd
     )]
+    #[serde(rename_all = "snake_case")]
     pub enum InstallationPermissionsActions {
-        #[serde(rename = "read")]
         Read,
-        #[serde(rename = "write")]
         Write,
     }
 
@@ -17549,10 +17158,9 @@ pub mod types {
         PartialEq,
         PartialOrd
     )]
+    #[serde(rename_all = "snake_case")]
     pub enum InstallationPermissionsAdministration {
-        #[serde(rename = "read")]
         Read,
-        #[serde(rename = "write")]
         Write,
     }
 
@@ -17613,10 +17221,9 @@ pub mod types {
         PartialEq,
         PartialOrd
     )]
+    #[serde(rename_all = "snake_case")]
     pub enum InstallationPermissionsBlocking {
-        #[serde(rename = "read")]
         Read,
-        #[serde(rename = "write")]
         Write,
     }
 
@@ -17677,10 +17284,9 @@ pub mod types {
         PartialEq,
         PartialOrd
     )]
+    #[serde(rename_all = "snake_case")]
     pub enum InstallationPermissionsChecks {
-        #[serde(rename = "read")]
         Read,
-        #[serde(rename = "write")]
         Write,
     }
 
@@ -17741,10 +17347,9 @@ pub mod types {
         PartialEq,
         PartialOrd
     )]
+    #[serde(rename_all = "snake_case")]
     pub enum InstallationPermissionsContentReferences {
-        #[serde(rename = "read")]
         Read,
-        #[serde(rename = "write")]
         Write,
     }
 
@@ -17805,10 +17410,9 @@ pub mod types {
         PartialEq,
         PartialOrd
     )]
+    #[serde(rename_all = "snake_case")]
     pub enum InstallationPermissionsContents {
-        #[serde(rename = "read")]
         Read,
-        #[serde(rename = "write")]
         Write,
     }
 
@@ -17869,10 +17473,9 @@ pub mod types {
         PartialEq,
         PartialOrd
     )]
+    #[serde(rename_all = "snake_case")]
     pub enum InstallationPermissionsDeployments {
-        #[serde(rename = "read")]
         Read,
-        #[serde(rename = "write")]
         Write,
     }
 
@@ -17933,10 +17536,9 @@ pub mod types {
         PartialEq,
         PartialOrd
     )]
+    #[serde(rename_all = "snake_case")]
     pub enum InstallationPermissionsDiscussions {
-        #[serde(rename = "read")]
         Read,
-        #[serde(rename = "write")]
         Write,
     }
 
@@ -17997,10 +17599,9 @@ pub mod types {
         PartialEq,
         PartialOrd
     )]
+    #[serde(rename_all = "snake_case")]
     pub enum InstallationPermissionsEmails {
-        #[serde(rename = "read")]
         Read,
-        #[serde(rename = "write")]
         Write,
     }
 
@@ -18061,10 +17662,9 @@ pub mod types {
         PartialEq,
         PartialOrd
     )]
+    #[serde(rename_all = "snake_case")]
     pub enum InstallationPermissionsEnvironments {
-        #[serde(rename = "read")]
         Read,
-        #[serde(rename = "write")]
         Write,
     }
 
@@ -18125,10 +17725,9 @@ pub mod types {
         PartialEq,
         PartialOrd
     )]
+    #[serde(rename_all = "snake_case")]
     pub enum InstallationPermissionsIssues {
-        #[serde(rename = "read")]
         Read,
-        #[serde(rename = "write")]
         Write,
     }
 
@@ -18189,10 +17788,9 @@ pub mod types {
         PartialEq,
         PartialOrd
     )]
+    #[serde(rename_all = "snake_case")]
     pub enum InstallationPermissionsMembers {
-        #[serde(rename = "read")]
         Read,
-        #[serde(rename = "write")]
         Write,
     }
 
@@ -18253,10 +17851,9 @@ pub mod types {
         PartialEq,
         PartialOrd
     )]
+    #[serde(rename_all = "snake_case")]
     pub enum InstallationPermissionsMergeQueues {
-        #[serde(rename = "read")]
         Read,
-        #[serde(rename = "write")]
         Write,
     }
 
@@ -18317,10 +17914,9 @@ pub mod types {
         PartialEq,
         PartialOrd
     )]
+    #[serde(rename_all = "snake_case")]
     pub enum InstallationPermissionsMetadata {
-        #[serde(rename = "read")]
         Read,
-        #[serde(rename = "write")]
         Write,
     }
 
@@ -18381,10 +17977,9 @@ pub mod types {
         PartialEq,
         PartialOrd
     )]
+    #[serde(rename_all = "snake_case")]
     pub enum InstallationPermissionsOrganizationAdministration {
-        #[serde(rename = "read")]
         Read,
-        #[serde(rename = "write")]
         Write,
     }
 
@@ -18445,10 +18040,9 @@ pub mod types {
         PartialEq,
         PartialOrd
     )]
+    #[serde(rename_all = "snake_case")]
     pub enum InstallationPermissionsOrganizationEvents {
-        #[serde(rename = "read")]
         Read,
-        #[serde(rename = "write")]
         Write,
     }
 
@@ -18509,10 +18103,9 @@ pub mod types {
         PartialEq,
         PartialOrd
     )]
+    #[serde(rename_all = "snake_case")]
     pub enum InstallationPermissionsOrganizationHooks {
-        #[serde(rename = "read")]
         Read,
-        #[serde(rename = "write")]
         Write,
     }
 
@@ -18573,10 +18166,9 @@ pub mod types {
         PartialEq,
         PartialOrd
     )]
+    #[serde(rename_all = "snake_case")]
     pub enum InstallationPermissionsOrganizationPackages {
-        #[serde(rename = "read")]
         Read,
-        #[serde(rename = "write")]
         Write,
     }
 
@@ -18637,10 +18229,9 @@ pub mod types {
         PartialEq,
         PartialOrd
     )]
+    #[serde(rename_all = "snake_case")]
     pub enum InstallationPermissionsOrganizationPlan {
-        #[serde(rename = "read")]
         Read,
-        #[serde(rename = "write")]
         Write,
     }
 
@@ -18701,10 +18292,9 @@ pub mod types {
         PartialEq,
         PartialOrd
     )]
+    #[serde(rename_all = "snake_case")]
     pub enum InstallationPermissionsOrganizationProjects {
-        #[serde(rename = "read")]
         Read,
-        #[serde(rename = "write")]
         Write,
     }
 
@@ -18765,10 +18355,9 @@ pub mod types {
         PartialEq,
         PartialOrd
     )]
+    #[serde(rename_all = "snake_case")]
     pub enum InstallationPermissionsOrganizationSecrets {
-        #[serde(rename = "read")]
         Read,
-        #[serde(rename = "write")]
         Write,
     }
 
@@ -18829,10 +18418,9 @@ pub mod types {
         PartialEq,
         PartialOrd
     )]
+    #[serde(rename_all = "snake_case")]
     pub enum InstallationPermissionsOrganizationSelfHostedRunners {
-        #[serde(rename = "read")]
         Read,
-        #[serde(rename = "write")]
         Write,
     }
 
@@ -18893,10 +18481,9 @@ pub mod types {
         PartialEq,
         PartialOrd
     )]
+    #[serde(rename_all = "snake_case")]
     pub enum InstallationPermissionsOrganizationUserBlocking {
-        #[serde(rename = "read")]
         Read,
-        #[serde(rename = "write")]
         Write,
     }
 
@@ -18957,10 +18544,9 @@ pub mod types {
         PartialEq,
         PartialOrd
     )]
+    #[serde(rename_all = "snake_case")]
     pub enum InstallationPermissionsPackages {
-        #[serde(rename = "read")]
         Read,
-        #[serde(rename = "write")]
         Write,
     }
 
@@ -19021,10 +18607,9 @@ pub mod types {
         PartialEq,
         PartialOrd
     )]
+    #[serde(rename_all = "snake_case")]
     pub enum InstallationPermissionsPages {
-        #[serde(rename = "read")]
         Read,
-        #[serde(rename = "write")]
         Write,
     }
 
@@ -19085,10 +18670,9 @@ pub mod types {
         PartialEq,
         PartialOrd
     )]
+    #[serde(rename_all = "snake_case")]
     pub enum InstallationPermissionsPullRequests {
-        #[serde(rename = "read")]
         Read,
-        #[serde(rename = "write")]
         Write,
     }
 
@@ -19149,10 +18733,9 @@ pub mod types {
         PartialEq,
         PartialOrd
     )]
+    #[serde(rename_all = "snake_case")]
     pub enum InstallationPermissionsRepositoryHooks {
-        #[serde(rename = "read")]
         Read,
-        #[serde(rename = "write")]
         Write,
     }
 
@@ -19213,10 +18796,9 @@ pub mod types {
         PartialEq,
         PartialOrd
     )]
+    #[serde(rename_all = "snake_case")]
     pub enum InstallationPermissionsRepositoryProjects {
-        #[serde(rename = "read")]
         Read,
-        #[serde(rename = "write")]
         Write,
     }
 
@@ -19277,10 +18859,9 @@ pub mod types {
         PartialEq,
         PartialOrd
     )]
+    #[serde(rename_all = "snake_case")]
     pub enum InstallationPermissionsSecretScanningAlerts {
-        #[serde(rename = "read")]
         Read,
-        #[serde(rename = "write")]
         Write,
     }
 
@@ -19341,10 +18922,9 @@ pub mod types {
         PartialEq,
         PartialOrd
     )]
+    #[serde(rename_all = "snake_case")]
     pub enum InstallationPermissionsSecrets {
-        #[serde(rename = "read")]
         Read,
-        #[serde(rename = "write")]
         Write,
     }
 
@@ -19405,10 +18985,9 @@ pub mod types {
         PartialEq,
         PartialOrd
     )]
+    #[serde(rename_all = "snake_case")]
     pub enum InstallationPermissionsSecurityEvents {
-        #[serde(rename = "read")]
         Read,
-        #[serde(rename = "write")]
         Write,
     }
 
@@ -19469,10 +19048,9 @@ pub mod types {
         PartialEq,
         PartialOrd
     )]
+    #[serde(rename_all = "snake_case")]
     pub enum InstallationPermissionsSecurityScanningAlert {
-        #[serde(rename = "read")]
         Read,
-        #[serde(rename = "write")]
         Write,
     }
 
@@ -19533,10 +19111,9 @@ pub mod types {
         PartialEq,
         PartialOrd
     )]
+    #[serde(rename_all = "snake_case")]
     pub enum InstallationPermissionsSingleFile {
-        #[serde(rename = "read")]
         Read,
-        #[serde(rename = "write")]
         Write,
     }
 
@@ -19597,10 +19174,9 @@ pub mod types {
         PartialEq,
         PartialOrd
     )]
+    #[serde(rename_all = "snake_case")]
     pub enum InstallationPermissionsStatuses {
-        #[serde(rename = "read")]
         Read,
-        #[serde(rename = "write")]
         Write,
     }
 
@@ -19661,10 +19237,9 @@ pub mod types {
         PartialEq,
         PartialOrd
     )]
+    #[serde(rename_all = "snake_case")]
     pub enum InstallationPermissionsTeamDiscussions {
-        #[serde(rename = "read")]
         Read,
-        #[serde(rename = "write")]
         Write,
     }
 
@@ -19725,10 +19300,9 @@ pub mod types {
         PartialEq,
         PartialOrd
     )]
+    #[serde(rename_all = "snake_case")]
     pub enum InstallationPermissionsVulnerabilityAlerts {
-        #[serde(rename = "read")]
         Read,
-        #[serde(rename = "write")]
         Write,
     }
 
@@ -19789,10 +19363,9 @@ pub mod types {
         PartialEq,
         PartialOrd
     )]
+    #[serde(rename_all = "snake_case")]
     pub enum InstallationPermissionsWorkflows {
-        #[serde(rename = "read")]
         Read,
-        #[serde(rename = "write")]
         Write,
     }
 
@@ -19930,10 +19503,9 @@ pub mod types {
         PartialEq,
         PartialOrd
     )]
+    #[serde(rename_all = "snake_case")]
     pub enum InstallationRepositoriesAddedEventRepositorySelection {
-        #[serde(rename = "all")]
         All,
-        #[serde(rename = "selected")]
         Selected,
     }
 
@@ -19984,8 +19556,8 @@ pub mod types {
 
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(tag = "action")]
+    #[serde(rename_all = "snake_case")]
     pub enum InstallationRepositoriesEvent {
-        #[serde(rename = "added")]
         Added {
             installation: Installation,
             /// An array of repository objects, which were added to the installation.
@@ -20000,7 +19572,6 @@ pub mod types {
             requester: Option<User>,
             sender: User,
         },
-        #[serde(rename = "removed")]
         Removed {
             installation: Installation,
             /// An array of repository objects, which were added to the installation.
@@ -20106,10 +19677,9 @@ pub mod types {
         PartialEq,
         PartialOrd
     )]
+    #[serde(rename_all = "snake_case")]
     pub enum InstallationRepositoriesRemovedEventRepositorySelection {
-        #[serde(rename = "all")]
         All,
-        #[serde(rename = "selected")]
         Selected,
     }
 
@@ -20170,10 +19740,9 @@ pub mod types {
         PartialEq,
         PartialOrd
     )]
+    #[serde(rename_all = "snake_case")]
     pub enum InstallationRepositorySelection {
-        #[serde(rename = "all")]
         All,
-        #[serde(rename = "selected")]
         Selected,
     }
 
@@ -21308,8 +20877,8 @@ pub mod types {
 
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(tag = "action")]
+    #[serde(rename_all = "snake_case")]
     pub enum IssueCommentEvent {
-        #[serde(rename = "created")]
         Created {
             comment: IssueComment,
             #[serde(skip_serializing_if = "Option::is_none")]
@@ -21321,7 +20890,6 @@ pub mod types {
             repository: Repository,
             sender: User,
         },
-        #[serde(rename = "deleted")]
         Deleted {
             comment: IssueComment,
             #[serde(skip_serializing_if = "Option::is_none")]
@@ -21333,7 +20901,6 @@ pub mod types {
             repository: Repository,
             sender: User,
         },
-        #[serde(rename = "edited")]
         Edited {
             /// The changes to the comment.
             changes: IssueCommentEditedEventChanges,
@@ -21379,10 +20946,9 @@ pub mod types {
         PartialEq,
         PartialOrd
     )]
+    #[serde(rename_all = "snake_case")]
     pub enum IssueState {
-        #[serde(rename = "open")]
         Open,
-        #[serde(rename = "closed")]
         Closed,
     }
 
@@ -22070,8 +21636,8 @@ pub mod types {
 
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(tag = "action")]
+    #[serde(rename_all = "snake_case")]
     pub enum IssuesEvent {
-        #[serde(rename = "assigned")]
         Assigned {
             /// The optional user who was assigned or unassigned from the issue.
             #[serde(skip_serializing_if = "Option::is_none")]
@@ -22084,7 +21650,6 @@ pub mod types {
             repository: Repository,
             sender: User,
         },
-        #[serde(rename = "closed")]
         Closed {
             #[serde(skip_serializing_if = "Option::is_none")]
             installation: Option<InstallationLite>,
@@ -22095,7 +21660,6 @@ pub mod types {
             repository: Repository,
             sender: User,
         },
-        #[serde(rename = "deleted")]
         Deleted {
             #[serde(skip_serializing_if = "Option::is_none")]
             installation: Option<InstallationLite>,
@@ -22105,7 +21669,6 @@ pub mod types {
             repository: Repository,
             sender: User,
         },
-        #[serde(rename = "demilestoned")]
         Demilestoned {
             #[serde(skip_serializing_if = "Option::is_none")]
             installation: Option<InstallationLite>,
@@ -22116,7 +21679,6 @@ pub mod types {
             repository: Repository,
             sender: User,
         },
-        #[serde(rename = "edited")]
         Edited {
             /// The changes to the issue.
             changes: IssuesEditedEventChanges,
@@ -22130,7 +21692,6 @@ pub mod types {
             repository: Repository,
             sender: User,
         },
-        #[serde(rename = "labeled")]
         Labeled {
             #[serde(skip_serializing_if = "Option::is_none")]
             installation: Option<InstallationLite>,
@@ -22142,7 +21703,6 @@ pub mod types {
             repository: Repository,
             sender: User,
         },
-        #[serde(rename = "locked")]
         Locked {
             #[serde(skip_serializing_if = "Option::is_none")]
             installation: Option<InstallationLite>,
@@ -22152,7 +21712,6 @@ pub mod types {
             repository: Repository,
             sender: User,
         },
-        #[serde(rename = "milestoned")]
         Milestoned {
             #[serde(skip_serializing_if = "Option::is_none")]
             installation: Option<InstallationLite>,
@@ -22163,7 +21722,6 @@ pub mod types {
             repository: Repository,
             sender: User,
         },
-        #[serde(rename = "opened")]
         Opened {
             #[serde(skip_serializing_if = "Option::is_none")]
             changes: Option<IssuesOpenedEventChanges>,
@@ -22175,7 +21733,6 @@ pub mod types {
             repository: Repository,
             sender: User,
         },
-        #[serde(rename = "pinned")]
         Pinned {
             #[serde(skip_serializing_if = "Option::is_none")]
             installation: Option<InstallationLite>,
@@ -22185,7 +21742,6 @@ pub mod types {
             repository: Repository,
             sender: User,
         },
-        #[serde(rename = "reopened")]
         Reopened {
             #[serde(skip_serializing_if = "Option::is_none")]
             installation: Option<InstallationLite>,
@@ -22195,7 +21751,6 @@ pub mod types {
             repository: Repository,
             sender: User,
         },
-        #[serde(rename = "transferred")]
         Transferred {
             changes: IssuesTransferredEventChanges,
             #[serde(skip_serializing_if = "Option::is_none")]
@@ -22206,7 +21761,6 @@ pub mod types {
             repository: Repository,
             sender: User,
         },
-        #[serde(rename = "unassigned")]
         Unassigned {
             /// The optional user who was assigned or unassigned from the issue.
             #[serde(skip_serializing_if = "Option::is_none")]
@@ -22219,7 +21773,6 @@ pub mod types {
             repository: Repository,
             sender: User,
         },
-        #[serde(rename = "unlabeled")]
         Unlabeled {
             #[serde(skip_serializing_if = "Option::is_none")]
             installation: Option<InstallationLite>,
@@ -22231,7 +21784,6 @@ pub mod types {
             repository: Repository,
             sender: User,
         },
-        #[serde(rename = "unlocked")]
         Unlocked {
             #[serde(skip_serializing_if = "Option::is_none")]
             installation: Option<InstallationLite>,
@@ -22241,7 +21793,6 @@ pub mod types {
             repository: Repository,
             sender: User,
         },
-        #[serde(rename = "unpinned")]
         Unpinned {
             #[serde(skip_serializing_if = "Option::is_none")]
             installation: Option<InstallationLite>,
@@ -23653,8 +23204,8 @@ pub mod types {
 
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(tag = "action")]
+    #[serde(rename_all = "snake_case")]
     pub enum LabelEvent {
-        #[serde(rename = "created")]
         Created {
             #[serde(skip_serializing_if = "Option::is_none")]
             installation: Option<InstallationLite>,
@@ -23664,7 +23215,6 @@ pub mod types {
             repository: Repository,
             sender: User,
         },
-        #[serde(rename = "deleted")]
         Deleted {
             #[serde(skip_serializing_if = "Option::is_none")]
             installation: Option<InstallationLite>,
@@ -23674,7 +23224,6 @@ pub mod types {
             repository: Repository,
             sender: User,
         },
-        #[serde(rename = "edited")]
         Edited {
             /// The changes to the label if the action was `edited`.
             #[serde(skip_serializing_if = "Option::is_none")]
@@ -23908,8 +23457,8 @@ pub mod types {
 
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(tag = "action")]
+    #[serde(rename_all = "snake_case")]
     pub enum MarketplacePurchaseEvent {
-        #[serde(rename = "cancelled")]
         Cancelled {
             effective_date: String,
             marketplace_purchase: MarketplacePurchaseCancelledEventMarketplacePurchase,
@@ -23917,7 +23466,6 @@ pub mod types {
             previous_marketplace_purchase: Option<MarketplacePurchase>,
             sender: MarketplacePurchaseCancelledEventSender,
         },
-        #[serde(rename = "changed")]
         Changed {
             effective_date: String,
             marketplace_purchase: MarketplacePurchaseCancelledEventMarketplacePurchase,
@@ -23925,7 +23473,6 @@ pub mod types {
             previous_marketplace_purchase: Option<MarketplacePurchase>,
             sender: MarketplacePurchaseCancelledEventSender,
         },
-        #[serde(rename = "pending_change")]
         PendingChange {
             effective_date: String,
             marketplace_purchase: MarketplacePurchaseCancelledEventMarketplacePurchase,
@@ -23933,7 +23480,6 @@ pub mod types {
             previous_marketplace_purchase: Option<MarketplacePurchase>,
             sender: MarketplacePurchaseCancelledEventSender,
         },
-        #[serde(rename = "pending_change_cancelled")]
         PendingChangeCancelled {
             effective_date: String,
             marketplace_purchase: MarketplacePurchaseCancelledEventMarketplacePurchase,
@@ -23941,7 +23487,6 @@ pub mod types {
             previous_marketplace_purchase: Option<MarketplacePurchase>,
             sender: MarketplacePurchaseCancelledEventSender,
         },
-        #[serde(rename = "purchased")]
         Purchased {
             effective_date: String,
             marketplace_purchase: MarketplacePurchaseCancelledEventMarketplacePurchase,
@@ -24276,10 +23821,9 @@ pub mod types {
         PartialEq,
         PartialOrd
     )]
+    #[serde(rename_all = "snake_case")]
     pub enum MemberAddedEventChangesPermissionTo {
-        #[serde(rename = "write")]
         Write,
-        #[serde(rename = "admin")]
         Admin,
     }
 
@@ -24409,8 +23953,8 @@ pub mod types {
 
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(tag = "action")]
+    #[serde(rename_all = "snake_case")]
     pub enum MemberEvent {
-        #[serde(rename = "added")]
         Added {
             #[serde(skip_serializing_if = "Option::is_none")]
             changes: Option<MemberAddedEventChanges>,
@@ -24422,7 +23966,6 @@ pub mod types {
             repository: Repository,
             sender: User,
         },
-        #[serde(rename = "edited")]
         Edited {
             /// The changes to the collaborator permissions
             changes: MemberEditedEventChanges,
@@ -24434,7 +23977,6 @@ pub mod types {
             repository: Repository,
             sender: User,
         },
-        #[serde(rename = "removed")]
         Removed {
             #[serde(skip_serializing_if = "Option::is_none")]
             installation: Option<InstallationLite>,
@@ -24665,8 +24207,8 @@ pub mod types {
 
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(tag = "action")]
+    #[serde(rename_all = "snake_case")]
     pub enum MembershipEvent {
-        #[serde(rename = "added")]
         Added {
             #[serde(skip_serializing_if = "Option::is_none")]
             installation: Option<InstallationLite>,
@@ -24677,7 +24219,6 @@ pub mod types {
             sender: User,
             team: Team,
         },
-        #[serde(rename = "removed")]
         Removed {
             #[serde(skip_serializing_if = "Option::is_none")]
             installation: Option<InstallationLite>,
@@ -24777,10 +24318,9 @@ pub mod types {
         PartialEq,
         PartialOrd
     )]
+    #[serde(rename_all = "snake_case")]
     pub enum MembershipRemovedEventScope {
-        #[serde(rename = "team")]
         Team,
-        #[serde(rename = "organization")]
         Organization,
     }
 
@@ -25046,12 +24586,10 @@ pub mod types {
         PartialEq,
         PartialOrd
     )]
+    #[serde(rename_all = "snake_case")]
     pub enum MergeGroupDestroyedEventReason {
-        #[serde(rename = "dequeued")]
         Dequeued,
-        #[serde(rename = "invalidated")]
         Invalidated,
-        #[serde(rename = "merged")]
         Merged,
     }
 
@@ -25104,8 +24642,8 @@ pub mod types {
 
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(tag = "action")]
+    #[serde(rename_all = "snake_case")]
     pub enum MergeGroupEvent {
-        #[serde(rename = "checks_requested")]
         ChecksRequested {
             #[serde(skip_serializing_if = "Option::is_none")]
             installation: Option<InstallationLite>,
@@ -25116,7 +24654,6 @@ pub mod types {
             repository: Repository,
             sender: User,
         },
-        #[serde(rename = "destroyed")]
         Destroyed {
             #[serde(skip_serializing_if = "Option::is_none")]
             installation: Option<InstallationLite>,
@@ -25242,10 +24779,9 @@ pub mod types {
         PartialEq,
         PartialOrd
     )]
+    #[serde(rename_all = "snake_case")]
     pub enum MetaDeletedEventHookConfigContentType {
-        #[serde(rename = "json")]
         Json,
-        #[serde(rename = "form")]
         Form,
     }
 
@@ -25773,8 +25309,8 @@ pub mod types {
 
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(tag = "action")]
+    #[serde(rename_all = "snake_case")]
     pub enum MilestoneEvent {
-        #[serde(rename = "closed")]
         Closed {
             #[serde(skip_serializing_if = "Option::is_none")]
             installation: Option<InstallationLite>,
@@ -25784,7 +25320,6 @@ pub mod types {
             repository: Repository,
             sender: User,
         },
-        #[serde(rename = "created")]
         Created {
             #[serde(skip_serializing_if = "Option::is_none")]
             installation: Option<InstallationLite>,
@@ -25794,7 +25329,6 @@ pub mod types {
             repository: Repository,
             sender: User,
         },
-        #[serde(rename = "deleted")]
         Deleted {
             #[serde(skip_serializing_if = "Option::is_none")]
             installation: Option<InstallationLite>,
@@ -25804,7 +25338,6 @@ pub mod types {
             repository: Repository,
             sender: User,
         },
-        #[serde(rename = "edited")]
         Edited {
             /// The changes to the milestone if the action was `edited`.
             changes: MilestoneEditedEventChanges,
@@ -25816,7 +25349,6 @@ pub mod types {
             repository: Repository,
             sender: User,
         },
-        #[serde(rename = "opened")]
         Opened {
             #[serde(skip_serializing_if = "Option::is_none")]
             installation: Option<InstallationLite>,
@@ -26032,10 +25564,9 @@ pub mod types {
         PartialEq,
         PartialOrd
     )]
+    #[serde(rename_all = "snake_case")]
     pub enum MilestoneState3 {
-        #[serde(rename = "open")]
         Open,
-        #[serde(rename = "closed")]
         Closed,
     }
 
@@ -26156,8 +25687,8 @@ pub mod types {
 
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(tag = "action")]
+    #[serde(rename_all = "snake_case")]
     pub enum OrgBlockEvent {
-        #[serde(rename = "blocked")]
         Blocked {
             blocked_user: User,
             #[serde(skip_serializing_if = "Option::is_none")]
@@ -26165,7 +25696,6 @@ pub mod types {
             organization: Organization,
             sender: User,
         },
-        #[serde(rename = "unblocked")]
         Unblocked {
             blocked_user: User,
             #[serde(skip_serializing_if = "Option::is_none")]
@@ -26322,10 +25852,9 @@ pub mod types {
         PartialEq,
         PartialOrd
     )]
+    #[serde(rename_all = "snake_case")]
     pub enum OrganizationCustomPropertyValueType {
-        #[serde(rename = "string")]
         String,
-        #[serde(rename = "single_select")]
         SingleSelect,
     }
 
@@ -26386,10 +25915,9 @@ pub mod types {
         PartialEq,
         PartialOrd
     )]
+    #[serde(rename_all = "snake_case")]
     pub enum OrganizationCustomPropertyValuesEditableBy {
-        #[serde(rename = "org_actors")]
         OrgActors,
-        #[serde(rename = "org_and_repo_actors")]
         OrgAndRepoActors,
     }
 
@@ -26511,8 +26039,8 @@ pub mod types {
 
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(tag = "action")]
+    #[serde(rename_all = "snake_case")]
     pub enum OrganizationEvent {
-        #[serde(rename = "deleted")]
         Deleted {
             #[serde(skip_serializing_if = "Option::is_none")]
             installation: Option<InstallationLite>,
@@ -26521,7 +26049,6 @@ pub mod types {
             organization: Organization,
             sender: User,
         },
-        #[serde(rename = "member_added")]
         MemberAdded {
             #[serde(skip_serializing_if = "Option::is_none")]
             installation: Option<InstallationLite>,
@@ -26529,7 +26056,6 @@ pub mod types {
             organization: Organization,
             sender: User,
         },
-        #[serde(rename = "member_invited")]
         MemberInvited {
             #[serde(skip_serializing_if = "Option::is_none")]
             installation: Option<InstallationLite>,
@@ -26539,7 +26065,6 @@ pub mod types {
             sender: User,
             user: User,
         },
-        #[serde(rename = "member_removed")]
         MemberRemoved {
             #[serde(skip_serializing_if = "Option::is_none")]
             installation: Option<InstallationLite>,
@@ -26547,7 +26072,6 @@ pub mod types {
             organization: Organization,
             sender: User,
         },
-        #[serde(rename = "renamed")]
         Renamed {
             changes: OrganizationRenamedEventChanges,
             #[serde(skip_serializing_if = "Option::is_none")]
@@ -26866,8 +26390,8 @@ pub mod types {
 
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(tag = "action")]
+    #[serde(rename_all = "snake_case")]
     pub enum PackageEvent {
-        #[serde(rename = "published")]
         Published {
             #[serde(skip_serializing_if = "Option::is_none")]
             installation: Option<InstallationLite>,
@@ -26878,7 +26402,6 @@ pub mod types {
             repository: Repository,
             sender: User,
         },
-        #[serde(rename = "updated")]
         Updated {
             #[serde(skip_serializing_if = "Option::is_none")]
             installation: Option<InstallationLite>,
@@ -27773,10 +27296,9 @@ pub mod types {
         PartialEq,
         PartialOrd
     )]
+    #[serde(rename_all = "snake_case")]
     pub enum PingEventHookConfigContentType {
-        #[serde(rename = "json")]
         Json,
-        #[serde(rename = "form")]
         Form,
     }
 
@@ -28323,8 +27845,8 @@ pub mod types {
 
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(tag = "action")]
+    #[serde(rename_all = "snake_case")]
     pub enum ProjectCardEvent {
-        #[serde(rename = "converted")]
         Converted {
             changes: ProjectCardConvertedEventChanges,
             #[serde(skip_serializing_if = "Option::is_none")]
@@ -28336,7 +27858,6 @@ pub mod types {
             repository: Option<Repository>,
             sender: User,
         },
-        #[serde(rename = "created")]
         Created {
             #[serde(skip_serializing_if = "Option::is_none")]
             installation: Option<InstallationLite>,
@@ -28347,7 +27868,6 @@ pub mod types {
             repository: Option<Repository>,
             sender: User,
         },
-        #[serde(rename = "deleted")]
         Deleted {
             #[serde(skip_serializing_if = "Option::is_none")]
             installation: Option<InstallationLite>,
@@ -28358,7 +27878,6 @@ pub mod types {
             repository: Option<Repository>,
             sender: User,
         },
-        #[serde(rename = "edited")]
         Edited {
             changes: ProjectCardConvertedEventChanges,
             #[serde(skip_serializing_if = "Option::is_none")]
@@ -28370,7 +27889,6 @@ pub mod types {
             repository: Option<Repository>,
             sender: User,
         },
-        #[serde(rename = "moved")]
         Moved {
             #[serde(skip_serializing_if = "Option::is_none")]
             changes: Option<ProjectCardMovedEventChanges>,
@@ -28805,8 +28323,8 @@ pub mod types {
 
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(tag = "action")]
+    #[serde(rename_all = "snake_case")]
     pub enum ProjectColumnEvent {
-        #[serde(rename = "created")]
         Created {
             #[serde(skip_serializing_if = "Option::is_none")]
             installation: Option<InstallationLite>,
@@ -28817,7 +28335,6 @@ pub mod types {
             repository: Option<Repository>,
             sender: User,
         },
-        #[serde(rename = "deleted")]
         Deleted {
             #[serde(skip_serializing_if = "Option::is_none")]
             installation: Option<InstallationLite>,
@@ -28828,7 +28345,6 @@ pub mod types {
             repository: Option<Repository>,
             sender: User,
         },
-        #[serde(rename = "edited")]
         Edited {
             changes: ProjectColumnEditedEventChanges,
             #[serde(skip_serializing_if = "Option::is_none")]
@@ -28840,7 +28356,6 @@ pub mod types {
             repository: Option<Repository>,
             sender: User,
         },
-        #[serde(rename = "moved")]
         Moved {
             #[serde(skip_serializing_if = "Option::is_none")]
             installation: Option<InstallationLite>,
@@ -29155,8 +28670,8 @@ pub mod types {
 
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(tag = "action")]
+    #[serde(rename_all = "snake_case")]
     pub enum ProjectEvent {
-        #[serde(rename = "closed")]
         Closed {
             #[serde(skip_serializing_if = "Option::is_none")]
             installation: Option<InstallationLite>,
@@ -29166,7 +28681,6 @@ pub mod types {
             repository: Repository,
             sender: User,
         },
-        #[serde(rename = "created")]
         Created {
             #[serde(skip_serializing_if = "Option::is_none")]
             installation: Option<InstallationLite>,
@@ -29176,7 +28690,6 @@ pub mod types {
             repository: Repository,
             sender: User,
         },
-        #[serde(rename = "deleted")]
         Deleted {
             #[serde(skip_serializing_if = "Option::is_none")]
             installation: Option<InstallationLite>,
@@ -29186,7 +28699,6 @@ pub mod types {
             repository: Repository,
             sender: User,
         },
-        #[serde(rename = "edited")]
         Edited {
             /// The changes to the project if the action was `edited`.
             #[serde(skip_serializing_if = "Option::is_none")]
@@ -29199,7 +28711,6 @@ pub mod types {
             repository: Repository,
             sender: User,
         },
-        #[serde(rename = "reopened")]
         Reopened {
             #[serde(skip_serializing_if = "Option::is_none")]
             installation: Option<InstallationLite>,
@@ -29295,10 +28806,9 @@ pub mod types {
         PartialEq,
         PartialOrd
     )]
+    #[serde(rename_all = "snake_case")]
     pub enum ProjectState {
-        #[serde(rename = "open")]
         Open,
-        #[serde(rename = "closed")]
         Closed,
     }
 
@@ -30051,16 +29561,12 @@ pub mod types {
         PartialEq,
         PartialOrd
     )]
+    #[serde(rename_all = "snake_case")]
     pub enum ProjectsV2ItemEditedEventChangesFieldValueFieldType {
-        #[serde(rename = "single_select")]
         SingleSelect,
-        #[serde(rename = "date")]
         Date,
-        #[serde(rename = "number")]
         Number,
-        #[serde(rename = "text")]
         Text,
-        #[serde(rename = "iteration")]
         Iteration,
     }
 
@@ -30117,8 +29623,8 @@ pub mod types {
 
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(tag = "action")]
+    #[serde(rename_all = "snake_case")]
     pub enum ProjectsV2ItemEvent {
-        #[serde(rename = "archived")]
         Archived {
             changes: ProjectsV2ItemArchivedEventChanges,
             #[serde(skip_serializing_if = "Option::is_none")]
@@ -30128,7 +29634,6 @@ pub mod types {
             projects_v2_item: ProjectsV2ItemArchivedEventProjectsV2Item,
             sender: User,
         },
-        #[serde(rename = "converted")]
         Converted {
             changes: ProjectsV2ItemConvertedEventChanges,
             #[serde(skip_serializing_if = "Option::is_none")]
@@ -30138,7 +29643,6 @@ pub mod types {
             projects_v2_item: ProjectsV2ItemConvertedEventProjectsV2Item,
             sender: User,
         },
-        #[serde(rename = "created")]
         Created {
             #[serde(skip_serializing_if = "Option::is_none")]
             installation: Option<InstallationLite>,
@@ -30147,7 +29651,6 @@ pub mod types {
             projects_v2_item: ProjectsV2ItemCreatedEventProjectsV2Item,
             sender: User,
         },
-        #[serde(rename = "deleted")]
         Deleted {
             #[serde(skip_serializing_if = "Option::is_none")]
             installation: Option<InstallationLite>,
@@ -30156,7 +29659,6 @@ pub mod types {
             projects_v2_item: ProjectsV2Item,
             sender: User,
         },
-        #[serde(rename = "edited")]
         Edited {
             changes: ProjectsV2ItemEditedEventChanges,
             #[serde(skip_serializing_if = "Option::is_none")]
@@ -30166,7 +29668,6 @@ pub mod types {
             projects_v2_item: ProjectsV2Item,
             sender: User,
         },
-        #[serde(rename = "reordered")]
         Reordered {
             changes: ProjectsV2ItemReorderedEventChanges,
             #[serde(skip_serializing_if = "Option::is_none")]
@@ -30176,7 +29677,6 @@ pub mod types {
             projects_v2_item: ProjectsV2Item,
             sender: User,
         },
-        #[serde(rename = "restored")]
         Restored {
             changes: ProjectsV2ItemRestoredEventChanges,
             #[serde(skip_serializing_if = "Option::is_none")]
@@ -30769,12 +30269,10 @@ pub mod types {
         PartialEq,
         PartialOrd
     )]
+    #[serde(rename_all = "snake_case")]
     pub enum PullRequestAutoMergeMergeMethod {
-        #[serde(rename = "merge")]
         Merge,
-        #[serde(rename = "squash")]
         Squash,
-        #[serde(rename = "rebase")]
         Rebase,
     }
 
@@ -33055,10 +32553,9 @@ pub mod types {
         PartialEq,
         PartialOrd
     )]
+    #[serde(rename_all = "snake_case")]
     pub enum PullRequestReviewCommentCreatedEventPullRequestState {
-        #[serde(rename = "open")]
         Open,
-        #[serde(rename = "closed")]
         Closed,
     }
 
@@ -33348,10 +32845,9 @@ pub mod types {
         PartialEq,
         PartialOrd
     )]
+    #[serde(rename_all = "snake_case")]
     pub enum PullRequestReviewCommentDeletedEventPullRequestState {
-        #[serde(rename = "open")]
         Open,
-        #[serde(rename = "closed")]
         Closed,
     }
 
@@ -33643,10 +33139,9 @@ pub mod types {
         PartialEq,
         PartialOrd
     )]
+    #[serde(rename_all = "snake_case")]
     pub enum PullRequestReviewCommentEditedEventPullRequestState {
-        #[serde(rename = "open")]
         Open,
-        #[serde(rename = "closed")]
         Closed,
     }
 
@@ -33697,8 +33192,8 @@ pub mod types {
 
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(tag = "action")]
+    #[serde(rename_all = "snake_case")]
     pub enum PullRequestReviewCommentEvent {
-        #[serde(rename = "created")]
         Created {
             comment: PullRequestReviewComment,
             #[serde(skip_serializing_if = "Option::is_none")]
@@ -33709,7 +33204,6 @@ pub mod types {
             repository: Repository,
             sender: User,
         },
-        #[serde(rename = "deleted")]
         Deleted {
             comment: PullRequestReviewComment,
             #[serde(skip_serializing_if = "Option::is_none")]
@@ -33720,7 +33214,6 @@ pub mod types {
             repository: Repository,
             sender: User,
         },
-        #[serde(rename = "edited")]
         Edited {
             /// The changes to the comment.
             changes: IssueCommentEditedEventChanges,
@@ -33755,10 +33248,9 @@ pub mod types {
         PartialEq,
         PartialOrd
     )]
+    #[serde(rename_all = "SCREAMING_SNAKE_CASE")]
     pub enum PullRequestReviewCommentSide {
-        #[serde(rename = "LEFT")]
         Left,
-        #[serde(rename = "RIGHT")]
         Right,
     }
 
@@ -33819,10 +33311,9 @@ pub mod types {
         PartialEq,
         PartialOrd
     )]
+    #[serde(rename_all = "SCREAMING_SNAKE_CASE")]
     pub enum PullRequestReviewCommentStartSide {
-        #[serde(rename = "LEFT")]
         Left,
-        #[serde(rename = "RIGHT")]
         Right,
     }
 
@@ -33883,10 +33374,9 @@ pub mod types {
         PartialEq,
         PartialOrd
     )]
+    #[serde(rename_all = "snake_case")]
     pub enum PullRequestReviewCommentSubjectType {
-        #[serde(rename = "line")]
         Line,
-        #[serde(rename = "file")]
         File,
     }
 
@@ -34106,8 +33596,8 @@ pub mod types {
 
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(tag = "action")]
+    #[serde(rename_all = "snake_case")]
     pub enum PullRequestReviewEvent {
-        #[serde(rename = "dismissed")]
         Dismissed {
             #[serde(skip_serializing_if = "Option::is_none")]
             installation: Option<InstallationLite>,
@@ -34118,7 +33608,6 @@ pub mod types {
             review: PullRequestReviewDismissedEventReview,
             sender: User,
         },
-        #[serde(rename = "edited")]
         Edited {
             changes: IssueCommentEditedEventChanges,
             #[serde(skip_serializing_if = "Option::is_none")]
@@ -34130,7 +33619,6 @@ pub mod types {
             review: PullRequestReview,
             sender: User,
         },
-        #[serde(rename = "submitted")]
         Submitted {
             #[serde(skip_serializing_if = "Option::is_none")]
             installation: Option<InstallationLite>,
@@ -34567,14 +34055,11 @@ pub mod types {
         PartialEq,
         PartialOrd
     )]
+    #[serde(rename_all = "snake_case")]
     pub enum PullRequestReviewState2 {
-        #[serde(rename = "commented")]
         Commented,
-        #[serde(rename = "changes_requested")]
         ChangesRequested,
-        #[serde(rename = "approved")]
         Approved,
-        #[serde(rename = "dismissed")]
         Dismissed,
     }
 
@@ -34702,8 +34187,8 @@ pub mod types {
 
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(tag = "action")]
+    #[serde(rename_all = "snake_case")]
     pub enum PullRequestReviewThreadEvent {
-        #[serde(rename = "resolved")]
         Resolved {
             #[serde(skip_serializing_if = "Option::is_none")]
             installation: Option<InstallationLite>,
@@ -34714,7 +34199,6 @@ pub mod types {
             sender: User,
             thread: PullRequestReviewThreadResolvedEventThread,
         },
-        #[serde(rename = "unresolved")]
         Unresolved {
             #[serde(skip_serializing_if = "Option::is_none")]
             installation: Option<InstallationLite>,
@@ -34891,10 +34375,9 @@ pub mod types {
         PartialEq,
         PartialOrd
     )]
+    #[serde(rename_all = "snake_case")]
     pub enum PullRequestState {
-        #[serde(rename = "open")]
         Open,
-        #[serde(rename = "closed")]
         Closed,
     }
 
@@ -35436,8 +34919,8 @@ pub mod types {
 
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(tag = "action")]
+    #[serde(rename_all = "snake_case")]
     pub enum RegistryPackageEvent {
-        #[serde(rename = "published")]
         Published {
             #[serde(skip_serializing_if = "Option::is_none")]
             installation: Option<InstallationLite>,
@@ -35448,7 +34931,6 @@ pub mod types {
             repository: Repository,
             sender: User,
         },
-        #[serde(rename = "updated")]
         Updated {
             #[serde(skip_serializing_if = "Option::is_none")]
             installation: Option<InstallationLite>,
@@ -36421,8 +35903,8 @@ pub mod types {
 
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(tag = "action")]
+    #[serde(rename_all = "snake_case")]
     pub enum ReleaseEvent {
-        #[serde(rename = "created")]
         Created {
             #[serde(skip_serializing_if = "Option::is_none")]
             installation: Option<InstallationLite>,
@@ -36432,7 +35914,6 @@ pub mod types {
             repository: Repository,
             sender: User,
         },
-        #[serde(rename = "deleted")]
         Deleted {
             #[serde(skip_serializing_if = "Option::is_none")]
             installation: Option<InstallationLite>,
@@ -36442,7 +35923,6 @@ pub mod types {
             repository: Repository,
             sender: User,
         },
-        #[serde(rename = "edited")]
         Edited {
             changes: ReleaseEditedEventChanges,
             #[serde(skip_serializing_if = "Option::is_none")]
@@ -36453,7 +35933,6 @@ pub mod types {
             repository: Repository,
             sender: User,
         },
-        #[serde(rename = "prereleased")]
         Prereleased {
             #[serde(skip_serializing_if = "Option::is_none")]
             installation: Option<InstallationLite>,
@@ -36463,7 +35942,6 @@ pub mod types {
             repository: Repository,
             sender: User,
         },
-        #[serde(rename = "published")]
         Published {
             #[serde(skip_serializing_if = "Option::is_none")]
             installation: Option<InstallationLite>,
@@ -36473,7 +35951,6 @@ pub mod types {
             repository: Repository,
             sender: User,
         },
-        #[serde(rename = "released")]
         Released {
             #[serde(skip_serializing_if = "Option::is_none")]
             installation: Option<InstallationLite>,
@@ -36483,7 +35960,6 @@ pub mod types {
             repository: Repository,
             sender: User,
         },
-        #[serde(rename = "unpublished")]
         Unpublished {
             #[serde(skip_serializing_if = "Option::is_none")]
             installation: Option<InstallationLite>,
@@ -37719,8 +37195,8 @@ pub mod types {
 
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(tag = "action")]
+    #[serde(rename_all = "snake_case")]
     pub enum RepositoryEvent {
-        #[serde(rename = "archived")]
         Archived {
             #[serde(skip_serializing_if = "Option::is_none")]
             installation: Option<InstallationLite>,
@@ -37729,7 +37205,6 @@ pub mod types {
             repository: RepositoryArchivedEventRepository,
             sender: User,
         },
-        #[serde(rename = "created")]
         Created {
             #[serde(skip_serializing_if = "Option::is_none")]
             installation: Option<InstallationLite>,
@@ -37738,7 +37213,6 @@ pub mod types {
             repository: Repository,
             sender: User,
         },
-        #[serde(rename = "deleted")]
         Deleted {
             #[serde(skip_serializing_if = "Option::is_none")]
             installation: Option<InstallationLite>,
@@ -37747,7 +37221,6 @@ pub mod types {
             repository: Repository,
             sender: User,
         },
-        #[serde(rename = "edited")]
         Edited {
             changes: RepositoryEditedEventChanges,
             #[serde(skip_serializing_if = "Option::is_none")]
@@ -37757,7 +37230,6 @@ pub mod types {
             repository: Repository,
             sender: User,
         },
-        #[serde(rename = "privatized")]
         Privatized {
             #[serde(skip_serializing_if = "Option::is_none")]
             installation: Option<InstallationLite>,
@@ -37766,7 +37238,6 @@ pub mod types {
             repository: RepositoryPrivatizedEventRepository,
             sender: User,
         },
-        #[serde(rename = "publicized")]
         Publicized {
             #[serde(skip_serializing_if = "Option::is_none")]
             installation: Option<InstallationLite>,
@@ -37775,7 +37246,6 @@ pub mod types {
             repository: RepositoryPublicizedEventRepository,
             sender: User,
         },
-        #[serde(rename = "renamed")]
         Renamed {
             changes: RepositoryRenamedEventChanges,
             #[serde(skip_serializing_if = "Option::is_none")]
@@ -37785,7 +37255,6 @@ pub mod types {
             repository: Repository,
             sender: User,
         },
-        #[serde(rename = "transferred")]
         Transferred {
             changes: RepositoryTransferredEventChanges,
             #[serde(skip_serializing_if = "Option::is_none")]
@@ -37795,7 +37264,6 @@ pub mod types {
             repository: Repository,
             sender: User,
         },
-        #[serde(rename = "unarchived")]
         Unarchived {
             #[serde(skip_serializing_if = "Option::is_none")]
             installation: Option<InstallationLite>,
@@ -37829,12 +37297,10 @@ pub mod types {
         PartialEq,
         PartialOrd
     )]
+    #[serde(rename_all = "snake_case")]
     pub enum RepositoryImportEventStatus {
-        #[serde(rename = "success")]
         Success,
-        #[serde(rename = "cancelled")]
         Cancelled,
-        #[serde(rename = "failure")]
         Failure,
     }
 
@@ -39089,12 +38555,10 @@ pub mod types {
         PartialEq,
         PartialOrd
     )]
+    #[serde(rename_all = "snake_case")]
     pub enum RepositoryVisibility {
-        #[serde(rename = "public")]
         Public,
-        #[serde(rename = "private")]
         Private,
-        #[serde(rename = "internal")]
         Internal,
     }
 
@@ -39367,12 +38831,10 @@ pub mod types {
         PartialEq,
         PartialOrd
     )]
+    #[serde(rename_all = "snake_case")]
     pub enum RepositoryVulnerabilityAlertAlertState4 {
-        #[serde(rename = "open")]
         Open,
-        #[serde(rename = "dismissed")]
         Dismissed,
-        #[serde(rename = "fixed")]
         Fixed,
     }
 
@@ -39620,8 +39082,8 @@ pub mod types {
 
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(tag = "action")]
+    #[serde(rename_all = "snake_case")]
     pub enum RepositoryVulnerabilityAlertEvent {
-        #[serde(rename = "create")]
         Create {
             alert: RepositoryVulnerabilityAlertCreateEventAlert,
             #[serde(skip_serializing_if = "Option::is_none")]
@@ -39629,7 +39091,6 @@ pub mod types {
             repository: Repository,
             sender: GitHubOrg,
         },
-        #[serde(rename = "dismiss")]
         Dismiss {
             alert: RepositoryVulnerabilityAlertDismissEventAlert,
             #[serde(skip_serializing_if = "Option::is_none")]
@@ -39637,7 +39098,6 @@ pub mod types {
             repository: Repository,
             sender: GitHubOrg,
         },
-        #[serde(rename = "reopen")]
         Reopen {
             alert: RepositoryVulnerabilityAlertCreateEventAlert,
             #[serde(skip_serializing_if = "Option::is_none")]
@@ -39645,7 +39105,6 @@ pub mod types {
             repository: Repository,
             sender: GitHubOrg,
         },
-        #[serde(rename = "resolve")]
         Resolve {
             alert: RepositoryVulnerabilityAlertResolveEventAlert,
             #[serde(skip_serializing_if = "Option::is_none")]
@@ -41921,8 +41380,8 @@ pub mod types {
 
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(tag = "action")]
+    #[serde(rename_all = "snake_case")]
     pub enum SecretScanningAlertEvent {
-        #[serde(rename = "created")]
         Created {
             alert: SecretScanningAlertCreatedEventAlert,
             #[serde(skip_serializing_if = "Option::is_none")]
@@ -41931,7 +41390,6 @@ pub mod types {
             organization: Option<Organization>,
             repository: Repository,
         },
-        #[serde(rename = "reopened")]
         Reopened {
             /// The secret scanning alert involved in the event.
             alert: SecretScanningAlertReopenedEventAlert,
@@ -41942,7 +41400,6 @@ pub mod types {
             repository: Repository,
             sender: User,
         },
-        #[serde(rename = "resolved")]
         Resolved {
             alert: SecretScanningAlertResolvedEventAlert,
             #[serde(skip_serializing_if = "Option::is_none")]
@@ -41952,7 +41409,6 @@ pub mod types {
             repository: Repository,
             sender: User,
         },
-        #[serde(rename = "revoked")]
         Revoked {
             alert: SecretScanningAlertRevokedEventAlert,
             #[serde(skip_serializing_if = "Option::is_none")]
@@ -42160,14 +41616,11 @@ pub mod types {
         PartialEq,
         PartialOrd
     )]
+    #[serde(rename_all = "snake_case")]
     pub enum SecretScanningAlertResolution {
-        #[serde(rename = "false_positive")]
         FalsePositive,
-        #[serde(rename = "wont_fix")]
         WontFix,
-        #[serde(rename = "revoked")]
         Revoked,
-        #[serde(rename = "used_in_tests")]
         UsedInTests,
     }
 
@@ -42556,10 +42009,9 @@ pub mod types {
         PartialEq,
         PartialOrd
     )]
+    #[serde(rename_all = "snake_case")]
     pub enum SecretScanningAlertState {
-        #[serde(rename = "open")]
         Open,
-        #[serde(rename = "resolved")]
         Resolved,
     }
 
@@ -42610,14 +42062,11 @@ pub mod types {
 
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(tag = "type", content = "details")]
+    #[serde(rename_all = "snake_case")]
     pub enum SecretScanningLocation {
-        #[serde(rename = "commit")]
         Commit(SecretScanningLocationCommit),
-        #[serde(rename = "issue_title")]
         IssueTitle(SecretScanningLocationIssueTitle),
-        #[serde(rename = "issue_body")]
         IssueBody(SecretScanningLocationIssueBody),
-        #[serde(rename = "issue_comment")]
         IssueComment(SecretScanningLocationIssueComment),
     }
 
@@ -42715,14 +42164,11 @@ pub mod types {
 
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(tag = "action", content = "security_advisory")]
+    #[serde(rename_all = "snake_case")]
     pub enum SecurityAdvisoryEvent {
-        #[serde(rename = "performed")]
         Performed(SecurityAdvisoryPerformedEventSecurityAdvisory),
-        #[serde(rename = "published")]
         Published(SecurityAdvisoryPerformedEventSecurityAdvisory),
-        #[serde(rename = "updated")]
         Updated(SecurityAdvisoryPerformedEventSecurityAdvisory),
-        #[serde(rename = "withdrawn")]
         Withdrawn(SecurityAdvisoryWithdrawnEventSecurityAdvisory),
     }
 
@@ -43247,10 +42693,9 @@ pub mod types {
         PartialEq,
         PartialOrd
     )]
+    #[serde(rename_all = "snake_case")]
     pub enum SimplePullRequestState {
-        #[serde(rename = "open")]
         Open,
-        #[serde(rename = "closed")]
         Closed,
     }
 
@@ -43519,18 +42964,15 @@ pub mod types {
 
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(tag = "action")]
+    #[serde(rename_all = "snake_case")]
     pub enum SponsorshipEvent {
-        #[serde(rename = "cancelled")]
         Cancelled { sender: User, sponsorship: SponsorshipCancelledEventSponsorship },
-        #[serde(rename = "created")]
         Created { sender: User, sponsorship: SponsorshipCancelledEventSponsorship },
-        #[serde(rename = "edited")]
         Edited {
             changes: SponsorshipEditedEventChanges,
             sender: User,
             sponsorship: SponsorshipCancelledEventSponsorship,
         },
-        #[serde(rename = "pending_cancellation")]
         PendingCancellation {
             /// The `pending_cancellation` and `pending_tier_change` event types will include the date the cancellation or tier change will take effect.
             #[serde(skip_serializing_if = "Option::is_none")]
@@ -43538,7 +42980,6 @@ pub mod types {
             sender: User,
             sponsorship: SponsorshipCancelledEventSponsorship,
         },
-        #[serde(rename = "pending_tier_change")]
         PendingTierChange {
             changes: SponsorshipPendingTierChangeEventChanges,
             /// The `pending_cancellation` and `pending_tier_change` event types will include the date the cancellation or tier change will take effect.
@@ -43547,7 +42988,6 @@ pub mod types {
             sender: User,
             sponsorship: SponsorshipCancelledEventSponsorship,
         },
-        #[serde(rename = "tier_changed")]
         TierChanged {
             changes: SponsorshipPendingTierChangeEventChanges,
             sender: User,
@@ -43937,8 +43377,8 @@ pub mod types {
 
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(tag = "action")]
+    #[serde(rename_all = "snake_case")]
     pub enum StarEvent {
-        #[serde(rename = "created")]
         Created {
             #[serde(skip_serializing_if = "Option::is_none")]
             installation: Option<InstallationLite>,
@@ -43949,7 +43389,6 @@ pub mod types {
             /// The time the star was created. This is a timestamp in ISO 8601 format: `YYYY-MM-DDTHH:MM:SSZ`. Will be `null` for the `deleted` action.
             starred_at: String,
         },
-        #[serde(rename = "deleted")]
         Deleted {
             #[serde(skip_serializing_if = "Option::is_none")]
             installation: Option<InstallationLite>,
@@ -44072,32 +43511,20 @@ pub mod types {
         PartialEq,
         PartialOrd
     )]
+    #[serde(rename_all = "snake_case")]
     pub enum StatusEventCommitCommitVerificationReason {
-        #[serde(rename = "expired_key")]
         ExpiredKey,
-        #[serde(rename = "not_signing_key")]
         NotSigningKey,
-        #[serde(rename = "gpgverify_error")]
         GpgverifyError,
-        #[serde(rename = "gpgverify_unavailable")]
         GpgverifyUnavailable,
-        #[serde(rename = "unsigned")]
         Unsigned,
-        #[serde(rename = "unknown_signature_type")]
         UnknownSignatureType,
-        #[serde(rename = "no_user")]
         NoUser,
-        #[serde(rename = "unverified_email")]
         UnverifiedEmail,
-        #[serde(rename = "bad_email")]
         BadEmail,
-        #[serde(rename = "unknown_key")]
         UnknownKey,
-        #[serde(rename = "malformed_signature")]
         MalformedSignature,
-        #[serde(rename = "invalid")]
         Invalid,
-        #[serde(rename = "valid")]
         Valid,
     }
 
@@ -44187,14 +43614,11 @@ pub mod types {
         PartialEq,
         PartialOrd
     )]
+    #[serde(rename_all = "snake_case")]
     pub enum StatusEventState {
-        #[serde(rename = "pending")]
         Pending,
-        #[serde(rename = "success")]
         Success,
-        #[serde(rename = "failure")]
         Failure,
-        #[serde(rename = "error")]
         Error,
     }
 
@@ -44616,8 +44040,8 @@ pub mod types {
 
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(tag = "action")]
+    #[serde(rename_all = "snake_case")]
     pub enum TeamEvent {
-        #[serde(rename = "added_to_repository")]
         AddedToRepository {
             #[serde(skip_serializing_if = "Option::is_none")]
             installation: Option<InstallationLite>,
@@ -44627,7 +44051,6 @@ pub mod types {
             sender: User,
             team: Team,
         },
-        #[serde(rename = "created")]
         Created {
             #[serde(skip_serializing_if = "Option::is_none")]
             installation: Option<InstallationLite>,
@@ -44637,7 +44060,6 @@ pub mod types {
             sender: User,
             team: Team,
         },
-        #[serde(rename = "deleted")]
         Deleted {
             #[serde(skip_serializing_if = "Option::is_none")]
             installation: Option<InstallationLite>,
@@ -44647,7 +44069,6 @@ pub mod types {
             sender: User,
             team: Team,
         },
-        #[serde(rename = "edited")]
         Edited {
             /// The changes to the team if the action was `edited`.
             changes: TeamEditedEventChanges,
@@ -44659,7 +44080,6 @@ pub mod types {
             sender: User,
             team: Team,
         },
-        #[serde(rename = "removed_from_repository")]
         RemovedFromRepository {
             #[serde(skip_serializing_if = "Option::is_none")]
             installation: Option<InstallationLite>,
@@ -44683,10 +44103,9 @@ pub mod types {
         PartialEq,
         PartialOrd
     )]
+    #[serde(rename_all = "snake_case")]
     pub enum TeamNotificationSetting {
-        #[serde(rename = "notifications_enabled")]
         NotificationsEnabled,
-        #[serde(rename = "notifications_disabled")]
         NotificationsDisabled,
     }
 
@@ -44772,10 +44191,9 @@ pub mod types {
         PartialEq,
         PartialOrd
     )]
+    #[serde(rename_all = "snake_case")]
     pub enum TeamParentNotificationSetting {
-        #[serde(rename = "notifications_enabled")]
         NotificationsEnabled,
-        #[serde(rename = "notifications_disabled")]
         NotificationsDisabled,
     }
 
@@ -44836,12 +44254,10 @@ pub mod types {
         PartialEq,
         PartialOrd
     )]
+    #[serde(rename_all = "snake_case")]
     pub enum TeamParentPrivacy {
-        #[serde(rename = "open")]
         Open,
-        #[serde(rename = "closed")]
         Closed,
-        #[serde(rename = "secret")]
         Secret,
     }
 
@@ -44904,12 +44320,10 @@ pub mod types {
         PartialEq,
         PartialOrd
     )]
+    #[serde(rename_all = "snake_case")]
     pub enum TeamPrivacy {
-        #[serde(rename = "open")]
         Open,
-        #[serde(rename = "closed")]
         Closed,
-        #[serde(rename = "secret")]
         Secret,
     }
 
@@ -45280,138 +44694,73 @@ pub mod types {
         PartialEq,
         PartialOrd
     )]
+    #[serde(rename_all = "snake_case")]
     pub enum WebhookEventName {
-        #[serde(rename = "branch_protection_configuration")]
         BranchProtectionConfiguration,
-        #[serde(rename = "branch_protection_rule")]
         BranchProtectionRule,
-        #[serde(rename = "check_run")]
         CheckRun,
-        #[serde(rename = "check_suite")]
         CheckSuite,
-        #[serde(rename = "code_scanning_alert")]
         CodeScanningAlert,
-        #[serde(rename = "commit_comment")]
         CommitComment,
-        #[serde(rename = "create")]
         Create,
-        #[serde(rename = "custom_property")]
         CustomProperty,
-        #[serde(rename = "custom_property_values")]
         CustomPropertyValues,
-        #[serde(rename = "delete")]
         Delete,
-        #[serde(rename = "dependabot_alert")]
         DependabotAlert,
-        #[serde(rename = "deploy_key")]
         DeployKey,
-        #[serde(rename = "deployment")]
         Deployment,
-        #[serde(rename = "deployment_protection_rule")]
         DeploymentProtectionRule,
-        #[serde(rename = "deployment_review")]
         DeploymentReview,
-        #[serde(rename = "deployment_status")]
         DeploymentStatus,
-        #[serde(rename = "discussion")]
         Discussion,
-        #[serde(rename = "discussion_comment")]
         DiscussionComment,
-        #[serde(rename = "fork")]
         Fork,
-        #[serde(rename = "github_app_authorization")]
         GithubAppAuthorization,
-        #[serde(rename = "gollum")]
         Gollum,
-        #[serde(rename = "installation")]
         Installation,
-        #[serde(rename = "installation_repositories")]
         InstallationRepositories,
-        #[serde(rename = "installation_target")]
         InstallationTarget,
-        #[serde(rename = "issue_comment")]
         IssueComment,
-        #[serde(rename = "issues")]
         Issues,
-        #[serde(rename = "label")]
         Label,
-        #[serde(rename = "marketplace_purchase")]
         MarketplacePurchase,
-        #[serde(rename = "member")]
         Member,
-        #[serde(rename = "membership")]
         Membership,
-        #[serde(rename = "merge_group")]
         MergeGroup,
-        #[serde(rename = "meta")]
         Meta,
-        #[serde(rename = "milestone")]
         Milestone,
-        #[serde(rename = "org_block")]
         OrgBlock,
-        #[serde(rename = "organization")]
         Organization,
-        #[serde(rename = "package")]
         Package,
-        #[serde(rename = "page_build")]
         PageBuild,
-        #[serde(rename = "ping")]
         Ping,
-        #[serde(rename = "project")]
         Project,
-        #[serde(rename = "project_card")]
         ProjectCard,
-        #[serde(rename = "project_column")]
         ProjectColumn,
-        #[serde(rename = "projects_v2_item")]
         ProjectsV2Item,
-        #[serde(rename = "public")]
         Public,
-        #[serde(rename = "pull_request")]
         PullRequest,
-        #[serde(rename = "pull_request_review")]
         PullRequestReview,
-        #[serde(rename = "pull_request_review_comment")]
         PullRequestReviewComment,
-        #[serde(rename = "pull_request_review_thread")]
         PullRequestReviewThread,
-        #[serde(rename = "push")]
         Push,
-        #[serde(rename = "registry_package")]
         RegistryPackage,
-        #[serde(rename = "release")]
         Release,
-        #[serde(rename = "repository")]
         Repository,
-        #[serde(rename = "repository_dispatch")]
         RepositoryDispatch,
-        #[serde(rename = "repository_import")]
         RepositoryImport,
-        #[serde(rename = "repository_vulnerability_alert")]
         RepositoryVulnerabilityAlert,
-        #[serde(rename = "secret_scanning_alert")]
         SecretScanningAlert,
-        #[serde(rename = "secret_scanning_alert_location")]
         SecretScanningAlertLocation,
-        #[serde(rename = "security_advisory")]
         SecurityAdvisory,
-        #[serde(rename = "sponsorship")]
         Sponsorship,
-        #[serde(rename = "star")]
         Star,
-        #[serde(rename = "status")]
         Status,
-        #[serde(rename = "team")]
         Team,
-        #[serde(rename = "team_add")]
         TeamAdd,
-        #[serde(rename = "watch")]
         Watch,
-        #[serde(rename = "workflow_dispatch")]
         WorkflowDispatch,
-        #[serde(rename = "workflow_job")]
         WorkflowJob,
-        #[serde(rename = "workflow_run")]
         WorkflowRun,
     }
 
@@ -45637,106 +44986,57 @@ pub mod types {
         PartialEq,
         PartialOrd
     )]
+    #[serde(rename_all = "snake_case")]
     pub enum WebhookEventsVariant0Item {
-        #[serde(rename = "branch_protection_rule")]
         BranchProtectionRule,
-        #[serde(rename = "check_run")]
         CheckRun,
-        #[serde(rename = "check_suite")]
         CheckSuite,
-        #[serde(rename = "code_scanning_alert")]
         CodeScanningAlert,
-        #[serde(rename = "commit_comment")]
         CommitComment,
-        #[serde(rename = "create")]
         Create,
-        #[serde(rename = "delete")]
         Delete,
-        #[serde(rename = "deployment")]
         Deployment,
-        #[serde(rename = "deployment_status")]
         DeploymentStatus,
-        #[serde(rename = "deploy_key")]
         DeployKey,
-        #[serde(rename = "discussion")]
         Discussion,
-        #[serde(rename = "discussion_comment")]
         DiscussionComment,
-        #[serde(rename = "fork")]
         Fork,
-        #[serde(rename = "gollum")]
         Gollum,
-        #[serde(rename = "issues")]
         Issues,
-        #[serde(rename = "issue_comment")]
         IssueComment,
-        #[serde(rename = "label")]
         Label,
-        #[serde(rename = "member")]
         Member,
-        #[serde(rename = "membership")]
         Membership,
-        #[serde(rename = "meta")]
         Meta,
-        #[serde(rename = "milestone")]
         Milestone,
-        #[serde(rename = "organization")]
         Organization,
-        #[serde(rename = "org_block")]
         OrgBlock,
-        #[serde(rename = "package")]
         Package,
-        #[serde(rename = "page_build")]
         PageBuild,
-        #[serde(rename = "project")]
         Project,
-        #[serde(rename = "projects_v2_item")]
         ProjectsV2Item,
-        #[serde(rename = "project_card")]
         ProjectCard,
-        #[serde(rename = "project_column")]
         ProjectColumn,
-        #[serde(rename = "public")]
         Public,
-        #[serde(rename = "pull_request")]
         PullRequest,
-        #[serde(rename = "pull_request_review")]
         PullRequestReview,
-        #[serde(rename = "pull_request_review_comment")]
         PullRequestReviewComment,
-        #[serde(rename = "pull_request_review_thread")]
         PullRequestReviewThread,
-        #[serde(rename = "push")]
         Push,
-        #[serde(rename = "registry_package")]
         RegistryPackage,
-        #[serde(rename = "release")]
         Release,
-        #[serde(rename = "repository")]
         Repository,
-        #[serde(rename = "repository_import")]
         RepositoryImport,
-        #[serde(rename = "repository_vulnerability_alert")]
         RepositoryVulnerabilityAlert,
-        #[serde(rename = "secret_scanning_alert")]
         SecretScanningAlert,
-        #[serde(rename = "secret_scanning_alert_location")]
         SecretScanningAlertLocation,
-        #[serde(rename = "security_and_analysis")]
         SecurityAndAnalysis,
-        #[serde(rename = "star")]
         Star,
-        #[serde(rename = "status")]
         Status,
-        #[serde(rename = "team")]
         Team,
-        #[serde(rename = "team_add")]
         TeamAdd,
-        #[serde(rename = "watch")]
         Watch,
-        #[serde(rename = "workflow_job")]
         WorkflowJob,
-        #[serde(rename = "workflow_run")]
         WorkflowRun,
     }
 
@@ -46168,14 +45468,11 @@ pub mod types {
         PartialEq,
         PartialOrd
     )]
+    #[serde(rename_all = "snake_case")]
     pub enum WorkflowJobConclusion {
-        #[serde(rename = "success")]
         Success,
-        #[serde(rename = "failure")]
         Failure,
-        #[serde(rename = "cancelled")]
         Cancelled,
-        #[serde(rename = "skipped")]
         Skipped,
     }
 
@@ -46230,8 +45527,8 @@ pub mod types {
 
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(tag = "action")]
+    #[serde(rename_all = "snake_case")]
     pub enum WorkflowJobEvent {
-        #[serde(rename = "completed")]
         Completed {
             #[serde(skip_serializing_if = "Option::is_none")]
             deployment: Option<Deployment>,
@@ -46243,7 +45540,6 @@ pub mod types {
             sender: User,
             workflow_job: WorkflowJobCompletedEventWorkflowJob,
         },
-        #[serde(rename = "in_progress")]
         InProgress {
             #[serde(skip_serializing_if = "Option::is_none")]
             deployment: Option<Deployment>,
@@ -46255,7 +45551,6 @@ pub mod types {
             sender: User,
             workflow_job: WorkflowJobInProgressEventWorkflowJob,
         },
-        #[serde(rename = "queued")]
         Queued {
             #[serde(skip_serializing_if = "Option::is_none")]
             deployment: Option<Deployment>,
@@ -46267,7 +45562,6 @@ pub mod types {
             sender: User,
             workflow_job: WorkflowJobQueuedEventWorkflowJob,
         },
-        #[serde(rename = "waiting")]
         Waiting {
             #[serde(skip_serializing_if = "Option::is_none")]
             deployment: Option<Deployment>,
@@ -46537,14 +45831,11 @@ pub mod types {
         PartialEq,
         PartialOrd
     )]
+    #[serde(rename_all = "snake_case")]
     pub enum WorkflowJobStatus {
-        #[serde(rename = "queued")]
         Queued,
-        #[serde(rename = "in_progress")]
         InProgress,
-        #[serde(rename = "completed")]
         Completed,
-        #[serde(rename = "waiting")]
         Waiting,
     }
 
@@ -46609,10 +45900,9 @@ pub mod types {
         PartialEq,
         PartialOrd
     )]
+    #[serde(rename_all = "snake_case")]
     pub enum WorkflowJobStatus2 {
-        #[serde(rename = "queued")]
         Queued,
-        #[serde(rename = "in_progress")]
         InProgress,
     }
 
@@ -46673,10 +45963,9 @@ pub mod types {
         PartialEq,
         PartialOrd
     )]
+    #[serde(rename_all = "snake_case")]
     pub enum WorkflowJobStatus3 {
-        #[serde(rename = "queued")]
         Queued,
-        #[serde(rename = "waiting")]
         Waiting,
     }
 
@@ -47123,22 +46412,15 @@ pub mod types {
         PartialEq,
         PartialOrd
     )]
+    #[serde(rename_all = "snake_case")]
     pub enum WorkflowRunConclusion {
-        #[serde(rename = "success")]
         Success,
-        #[serde(rename = "failure")]
         Failure,
-        #[serde(rename = "neutral")]
         Neutral,
-        #[serde(rename = "cancelled")]
         Cancelled,
-        #[serde(rename = "timed_out")]
         TimedOut,
-        #[serde(rename = "action_required")]
         ActionRequired,
-        #[serde(rename = "stale")]
         Stale,
-        #[serde(rename = "skipped")]
         Skipped,
     }
 
@@ -47201,8 +46483,8 @@ pub mod types {
 
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(tag = "action")]
+    #[serde(rename_all = "snake_case")]
     pub enum WorkflowRunEvent {
-        #[serde(rename = "completed")]
         Completed {
             #[serde(skip_serializing_if = "Option::is_none")]
             installation: Option<InstallationLite>,
@@ -47213,7 +46495,6 @@ pub mod types {
             workflow: Workflow,
             workflow_run: WorkflowRunCompletedEventWorkflowRun,
         },
-        #[serde(rename = "in_progress")]
         InProgress {
             #[serde(skip_serializing_if = "Option::is_none")]
             installation: Option<InstallationLite>,
@@ -47224,7 +46505,6 @@ pub mod types {
             workflow: Workflow,
             workflow_run: WorkflowRun,
         },
-        #[serde(rename = "requested")]
         Requested {
             #[serde(skip_serializing_if = "Option::is_none")]
             installation: Option<InstallationLite>,
@@ -47414,16 +46694,12 @@ pub mod types {
         PartialEq,
         PartialOrd
     )]
+    #[serde(rename_all = "snake_case")]
     pub enum WorkflowRunStatus {
-        #[serde(rename = "requested")]
         Requested,
-        #[serde(rename = "in_progress")]
         InProgress,
-        #[serde(rename = "completed")]
         Completed,
-        #[serde(rename = "queued")]
         Queued,
-        #[serde(rename = "waiting")]
         Waiting,
     }
 
@@ -47480,8 +46756,8 @@ pub mod types {
 
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     #[serde(tag = "status")]
+    #[serde(rename_all = "snake_case")]
     pub enum WorkflowStep {
-        #[serde(rename = "in_progress")]
         InProgress {
             completed_at: (),
             conclusion: (),
@@ -47490,7 +46766,6 @@ pub mod types {
             number: f64,
             started_at: String,
         },
-        #[serde(rename = "queued")]
         Queued {
             completed_at: (),
             conclusion: (),
@@ -47499,7 +46774,6 @@ pub mod types {
             number: f64,
             started_at: (),
         },
-        #[serde(rename = "completed")]
         Completed {
             completed_at: String,
             conclusion: WorkflowStepCompletedConclusion,
@@ -47533,14 +46807,11 @@ pub mod types {
         PartialEq,
         PartialOrd
     )]
+    #[serde(rename_all = "snake_case")]
     pub enum WorkflowStepCompletedConclusion {
-        #[serde(rename = "failure")]
         Failure,
-        #[serde(rename = "skipped")]
         Skipped,
-        #[serde(rename = "success")]
         Success,
-        #[serde(rename = "cancelled")]
         Cancelled,
     }
 
