@@ -296,9 +296,9 @@ mod line_908 {
     );
 }
 
-/// README.md line 1025: `fn()`.
+/// README.md line 1026: `fn()`.
 #[allow(unused, unreachable_code, unnameable_test_items, clippy::all)]
-mod line_1025 {
+mod line_1026 {
     use super::support::*;
 
     pub(super) async fn snippet() -> Result<(), Box<dyn std::error::Error>> {
@@ -318,9 +318,9 @@ mod line_1025 {
     }
 }
 
-/// README.md line 1067: `fn(url: &str)`.
+/// README.md line 1068: `fn(url: &str)`.
 #[allow(unused, unreachable_code, unnameable_test_items, clippy::all)]
-mod line_1067 {
+mod line_1068 {
     use super::support::*;
 
     pub(super) async fn snippet(url: &str) -> Result<(), Box<dyn std::error::Error>> {
