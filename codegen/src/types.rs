@@ -7,6 +7,7 @@
 //! pass are put together in a fresh one.
 
 mod dangling;
+mod defaults;
 mod handwritten;
 mod serde_names;
 mod tidy;

@@ -150,7 +150,7 @@ pub mod types {
     #[serde(deny_unknown_fields)]
     pub struct CreateBatchArgs {
         /// Repetitions per scenario, 1-10
-        #[serde(default = "mcp_bindgen::__private::default_u64::<u64, 1>")]
+        #[serde(default = "defaults::create_batch_args_reps_per_scenario")]
         pub reps_per_scenario: u64,
         /// 24-char hex ObjectId strings from list_scenarios
         pub scenario_ids: Vec<ObjectId>,
@@ -264,7 +264,7 @@ pub mod types {
     #[serde(deny_unknown_fields)]
     pub struct ListScenariosArgs {
         /// Page size, 1-100
-        #[serde(default = "mcp_bindgen::__private::default_u64::<u64, 50>")]
+        #[serde(default = "defaults::list_scenarios_args_limit")]
         pub limit: u64,
         /// Pagination offset
         #[serde(default)]
@@ -586,7 +586,7 @@ pub mod types {
         /// Display name (printable ASCII, max 64 chars)
         pub agent_label: String,
         /// Publish to leaderboard
-        #[serde(default = "mcp_bindgen::__private::default_bool::<true>")]
+        #[serde(default = "defaults::submit_to_benchmark_args_publish")]
         pub publish: bool,
         /// Suite key from list_suites (e.g. "core")
         pub suite_key: String,
@@ -623,6 +623,18 @@ pub mod types {
     mod defaults {
         pub(super) fn submit_action_args_action_type() -> super::SubmitActionArgsActionType {
             super::SubmitActionArgsActionType::Speak
+        }
+
+        pub(super) fn create_batch_args_reps_per_scenario() -> u64 {
+            1
+        }
+
+        pub(super) fn list_scenarios_args_limit() -> u64 {
+            50
+        }
+
+        pub(super) fn submit_to_benchmark_args_publish() -> bool {
+            true
         }
     }
 }

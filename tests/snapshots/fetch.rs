@@ -27,7 +27,7 @@ pub mod types {
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct FetchArgs {
         /// Maximum number of characters to return.
-        #[serde(default = "mcp_bindgen::__private::default_u64::<u64, 5000>")]
+        #[serde(default = "defaults::fetch_args_max_length")]
         pub max_length: u64,
         /// Get the actual HTML content of the requested page, without simplification.
         #[serde(default)]
@@ -37,6 +37,13 @@ pub mod types {
         pub start_index: u64,
         /// URL to fetch
         pub url: String,
+    }
+
+    /// Generation of default values for serde.
+    mod defaults {
+        pub(super) fn fetch_args_max_length() -> u64 {
+            5000
+        }
     }
 }
 

@@ -71,7 +71,7 @@ pub mod types {
     /// The arguments of `git_diff`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct GitDiffArgs {
-        #[serde(default = "mcp_bindgen::__private::default_u64::<i64, 3>")]
+        #[serde(default = "defaults::git_diff_args_context_lines")]
         pub context_lines: i64,
         pub repo_path: String,
         pub target: String,
@@ -80,7 +80,7 @@ pub mod types {
     /// The arguments of `git_diff_staged`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct GitDiffStagedArgs {
-        #[serde(default = "mcp_bindgen::__private::default_u64::<i64, 3>")]
+        #[serde(default = "defaults::git_diff_staged_args_context_lines")]
         pub context_lines: i64,
         pub repo_path: String,
     }
@@ -88,7 +88,7 @@ pub mod types {
     /// The arguments of `git_diff_unstaged`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct GitDiffUnstagedArgs {
-        #[serde(default = "mcp_bindgen::__private::default_u64::<i64, 3>")]
+        #[serde(default = "defaults::git_diff_unstaged_args_context_lines")]
         pub context_lines: i64,
         pub repo_path: String,
     }
@@ -99,7 +99,7 @@ pub mod types {
         /// End timestamp for filtering commits. Accepts: ISO 8601 format (e.g., '2024-01-15T14:30:25'), relative dates (e.g., '2 weeks ago', 'yesterday'), or absolute dates (e.g., '2024-01-15', 'Jan 15 2024')
         #[serde(skip_serializing_if = "Option::is_none")]
         pub end_timestamp: Option<String>,
-        #[serde(default = "mcp_bindgen::__private::default_u64::<i64, 10>")]
+        #[serde(default = "defaults::git_log_args_max_count")]
         pub max_count: i64,
         pub repo_path: String,
         /// Start timestamp for filtering commits. Accepts: ISO 8601 format (e.g., '2024-01-15T14:30:25'), relative dates (e.g., '2 weeks ago', 'yesterday'), or absolute dates (e.g., '2024-01-15', 'Jan 15 2024')
@@ -124,6 +124,25 @@ pub mod types {
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct GitStatusArgs {
         pub repo_path: String,
+    }
+
+    /// Generation of default values for serde.
+    mod defaults {
+        pub(super) fn git_diff_args_context_lines() -> i64 {
+            3
+        }
+
+        pub(super) fn git_diff_staged_args_context_lines() -> i64 {
+            3
+        }
+
+        pub(super) fn git_diff_unstaged_args_context_lines() -> i64 {
+            3
+        }
+
+        pub(super) fn git_log_args_max_count() -> i64 {
+            10
+        }
     }
 }
 

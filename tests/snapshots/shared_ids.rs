@@ -123,8 +123,15 @@ pub mod types {
         /// OrderId of the order, 12 hex digits
         pub order_id: OrderId,
         /// Lines per page
-        #[serde(default = "mcp_bindgen::__private::default_u64::<u64, 20>")]
+        #[serde(default = "defaults::get_order_args_page_size")]
         pub page_size: u64,
+    }
+
+    /// Generation of default values for serde.
+    mod defaults {
+        pub(super) fn get_order_args_page_size() -> u64 {
+            20
+        }
     }
 }
 

@@ -11,6 +11,8 @@
 //!   (`String`, not a newtype whose check repeats the schema's).
 //! - Conversion errors name the type and the value (`invalid ObjectId "abc": shorter than 24
 //!   characters`).
+//! - Defaults: a field's own type's as `#[serde(default)]`, any other as a function of
+//!   `defaults` named for its field (`defaults.rs`).
 //! - Serde names: one `rename_all` where a case rule gives every member's name
 //!   (`serde_names.rs`).
 //! - Doc comments are one `///` line per line of text, with no filler (`The x field.`):
@@ -46,6 +48,7 @@ pub(crate) fn tidy(
     root_docs: &BTreeMap<String, String>,
 ) -> usize {
     shared_helpers(items);
+    super::defaults::named_defaults(items);
     let merged = merge_identical(items, roots) + plain_once(items, roots);
     ConversionErrors::default().visit_items(items);
     for item in items.iter_mut() {
@@ -1041,7 +1044,7 @@ mod tests {
     }
 
     #[test]
-    fn bounded_integers_are_plain_and_helpers_are_the_runtimes() {
+    fn bounded_integers_are_plain_and_stock_defaults_are_named_functions() {
         let out = merged(
             r#"pub struct A {
                 #[serde(default = "defaults::default_nzu64::<::std::num::NonZeroU64, 50>")]
@@ -1054,8 +1057,9 @@ mod tests {
             &["A"],
         );
         assert!(out.contains("pub limit: u64"), "{out}");
+        assert!(out.contains(r#"default = "defaults::a_limit""#), "{out}");
         assert!(
-            out.contains(r#"default = "::mcp_bindgen::__private::default_u64::<u64, 50>""#),
+            out.contains("pub(super) fn a_limit() -> u64 {\n        50\n    }"),
             "{out}"
         );
         assert!(

@@ -257,7 +257,7 @@ pub mod types {
         #[serde(default = "defaults::generate_bar_chart_args_height")]
         pub height: f64,
         /// Whether stacking is enabled. When enabled, bar charts require a 'group' field in the data. When `stack` is true, `group` should be false.
-        #[serde(default = "mcp_bindgen::__private::default_bool::<true>")]
+        #[serde(default = "defaults::generate_bar_chart_args_stack")]
         pub stack: bool,
         #[serde(skip_serializing_if = "Option::is_none")]
         pub style: Option<GenerateBarChartArgsStyle>,
@@ -671,7 +671,7 @@ pub mod types {
         /// Data for column chart, such as, [{ category: 'Category A', value: 10 }, { category: 'Category B', value: 20 }], when grouping or stacking is needed for column, the data should contain a 'group' field, such as, [{ category: 'Beijing', value: 825, group: 'Gas Car' }, { category: 'Beijing', value: 1000, group: 'Electric Car' }].
         pub data: Vec<GenerateColumnChartArgsDataItem>,
         /// Whether grouping is enabled. When enabled, column charts require a 'group' field in the data. When `group` is true, `stack` should be false.
-        #[serde(default = "mcp_bindgen::__private::default_bool::<true>")]
+        #[serde(default = "defaults::generate_column_chart_args_group")]
         pub group: bool,
         /// Set the height of chart, default is 400.
         #[serde(default = "defaults::generate_column_chart_args_height")]
@@ -5782,6 +5782,14 @@ pub mod types {
 
         pub(super) fn generate_word_cloud_chart_args_style_texture() -> super::GenerateWordCloudChartArgsStyleTexture {
             super::GenerateWordCloudChartArgsStyleTexture::Default
+        }
+
+        pub(super) fn generate_bar_chart_args_stack() -> bool {
+            true
+        }
+
+        pub(super) fn generate_column_chart_args_group() -> bool {
+            true
         }
     }
 }

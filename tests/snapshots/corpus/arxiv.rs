@@ -329,7 +329,7 @@ pub mod types {
     #[serde(deny_unknown_fields)]
     pub struct ReindexArgs {
         /// If true, clear the existing index before rebuilding.
-        #[serde(default = "mcp_bindgen::__private::default_bool::<true>")]
+        #[serde(default = "defaults::reindex_args_clear_existing")]
         pub clear_existing: bool,
     }
 
@@ -520,7 +520,7 @@ pub mod types {
     #[serde(deny_unknown_fields)]
     pub struct SemanticSearchArgs {
         /// Maximum number of results to return (default: 10).
-        #[serde(default = "mcp_bindgen::__private::default_u64::<i64, 10>")]
+        #[serde(default = "defaults::semantic_search_args_max_results")]
         pub max_results: i64,
         /// Find papers semantically similar to this arXiv paper ID.
         #[serde(skip_serializing_if = "Option::is_none")]
@@ -556,10 +556,25 @@ pub mod types {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         pub categories: Option<Vec<String>>,
         /// Maximum papers to return per alert check (default: 10).
-        #[serde(default = "mcp_bindgen::__private::default_u64::<i64, 10>")]
+        #[serde(default = "defaults::watch_topic_args_max_results")]
         pub max_results: i64,
         /// Query string to monitor. Uses arXiv search syntax — quoted phrases for exact matches, field specifiers (ti:, au:, abs:), and boolean operators (AND, OR, ANDNOT). Example: '"reinforcement learning" AND "robotics"'.
         pub topic: String,
+    }
+
+    /// Generation of default values for serde.
+    mod defaults {
+        pub(super) fn reindex_args_clear_existing() -> bool {
+            true
+        }
+
+        pub(super) fn semantic_search_args_max_results() -> i64 {
+            10
+        }
+
+        pub(super) fn watch_topic_args_max_results() -> i64 {
+            10
+        }
     }
 }
 

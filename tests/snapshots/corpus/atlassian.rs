@@ -56,7 +56,9 @@ pub mod types {
         /// The exact text on the page to anchor the inline comment to. Must match text that exists in the page content.
         pub text_selection: String,
         /// Total number of times the selected text appears on the page. Defaults to 1.
-        #[serde(default = "mcp_bindgen::__private::default_u64::<u64, 1>")]
+        #[serde(
+            default = "defaults::confluence_add_inline_comment_args_text_selection_match_count"
+        )]
         pub text_selection_match_count: u64,
         /// Zero-based index of which occurrence of the text to anchor to. Defaults to 0 (first occurrence).
         #[serde(default)]
@@ -113,7 +115,7 @@ pub mod types {
     #[serde(deny_unknown_fields)]
     pub struct ConfluenceCopyPageArgs {
         /// (Optional) Whether to copy attachments to the new page. Defaults to true. Only supported on Confluence Cloud.
-        #[serde(default = "mcp_bindgen::__private::default_bool::<true>")]
+        #[serde(default = "defaults::confluence_copy_page_args_copy_attachments")]
         pub copy_attachments: bool,
         /// (Optional) Parent page ID in the destination space. When omitted the page is created at the space root.
         #[serde(skip_serializing_if = "Option::is_none")]
@@ -253,7 +255,7 @@ pub mod types {
         #[serde(skip_serializing_if = "Option::is_none")]
         pub filename: Option<String>,
         /// (Optional) Maximum number of attachments to return per request (1-100). Use pagination (start/limit) for large attachment lists. Default: 50
-        #[serde(default = "mcp_bindgen::__private::default_u64::<u64, 50>")]
+        #[serde(default = "defaults::confluence_get_attachments_args_limit")]
         pub limit: u64,
         /// (Optional) Filter by MIME type. **Note**: Confluence API returns 'application/octet-stream' for most binary files (PNG, JPG, PDF) instead of specific MIME types like 'image/png'. For more reliable filtering, use the 'filename' parameter. Examples: 'application/octet-stream' (binary files), 'application/pdf', 'application/vnd.openxmlformats-officedocument.wordprocessingml.document' (for .docx)
         #[serde(skip_serializing_if = "Option::is_none")]
@@ -316,10 +318,10 @@ pub mod types {
     #[serde(deny_unknown_fields)]
     pub struct ConfluenceGetPageArgs {
         /// Whether to convert page to markdown (true) or keep it in raw HTML format (false). Raw HTML can reveal macros (like dates) not visible in markdown, but CAUTION: using HTML significantly increases token usage in AI responses.
-        #[serde(default = "mcp_bindgen::__private::default_bool::<true>")]
+        #[serde(default = "defaults::confluence_get_page_args_convert_to_markdown")]
         pub convert_to_markdown: bool,
         /// Whether to include page metadata such as creation date, last update, version, and labels.
-        #[serde(default = "mcp_bindgen::__private::default_bool::<true>")]
+        #[serde(default = "defaults::confluence_get_page_args_include_metadata")]
         pub include_metadata: bool,
         /// Confluence page ID, full page URL, or tiny link. For example: '123456789', 'https://example.atlassian.net/wiki/spaces/TEAM/pages/123456789/Page+Title', or 'https://example.atlassian.net/wiki/x/N4CIO'. Provide this OR both 'title' and 'space_key'. If page_id is provided, title and space_key will be ignored.
         #[serde(skip_serializing_if = "Option::is_none")]
@@ -349,7 +351,9 @@ pub mod types {
     #[serde(deny_unknown_fields)]
     pub struct ConfluenceGetPageChildrenArgs {
         /// Whether to convert page content to markdown (true) or keep it in raw HTML format (false). Only relevant if include_content is true.
-        #[serde(default = "mcp_bindgen::__private::default_bool::<true>")]
+        #[serde(
+            default = "defaults::confluence_get_page_children_args_convert_to_markdown"
+        )]
         pub convert_to_markdown: bool,
         /// Fields to expand in the response (e.g., 'version', 'body.storage')
         #[serde(default = "defaults::confluence_get_page_children_args_expand")]
@@ -358,10 +362,10 @@ pub mod types {
         #[serde(default)]
         pub include_content: bool,
         /// Whether to include child folders in addition to child pages
-        #[serde(default = "mcp_bindgen::__private::default_bool::<true>")]
+        #[serde(default = "defaults::confluence_get_page_children_args_include_folders")]
         pub include_folders: bool,
         /// Maximum number of child items to return (1-50)
-        #[serde(default = "mcp_bindgen::__private::default_u64::<u64, 25>")]
+        #[serde(default = "defaults::confluence_get_page_children_args_limit")]
         pub limit: u64,
         /// The ID of the parent page whose children you want to retrieve
         pub parent_id: String,
@@ -399,7 +403,9 @@ pub mod types {
     #[serde(deny_unknown_fields)]
     pub struct ConfluenceGetPageHistoryArgs {
         /// Whether to convert page to markdown (true) or keep it in raw HTML format (false). Raw HTML can reveal macros (like dates) not visible in markdown, but CAUTION: using HTML significantly increases token usage in AI responses.
-        #[serde(default = "mcp_bindgen::__private::default_bool::<true>")]
+        #[serde(
+            default = "defaults::confluence_get_page_history_args_convert_to_markdown"
+        )]
         pub convert_to_markdown: bool,
         /// Confluence page ID (numeric ID, can be found in the page URL). For example, in 'https://example.atlassian.net/wiki/spaces/TEAM/pages/123456789/Page+Title', the page ID is '123456789'.
         pub page_id: String,
@@ -460,7 +466,7 @@ pub mod types {
     #[serde(deny_unknown_fields)]
     pub struct ConfluenceGetPageViewsArgs {
         /// Whether to fetch and include the page title
-        #[serde(default = "mcp_bindgen::__private::default_bool::<true>")]
+        #[serde(default = "defaults::confluence_get_page_views_args_include_title")]
         pub include_title: bool,
         /// Confluence page ID (numeric ID, can be found in the page URL). For example, in 'https://example.atlassian.net/wiki/spaces/TEAM/pages/123456789/Page+Title', the page ID is '123456789'.
         pub page_id: String,
@@ -477,7 +483,7 @@ pub mod types {
     #[serde(deny_unknown_fields)]
     pub struct ConfluenceGetSpacePageTreeArgs {
         /// Max pages to fetch
-        #[serde(default = "mcp_bindgen::__private::default_u64::<u64, 100>")]
+        #[serde(default = "defaults::confluence_get_space_page_tree_args_limit")]
         pub limit: u64,
         /// Space key
         pub space_key: String,
@@ -497,7 +503,7 @@ pub mod types {
         #[serde(skip_serializing_if = "Option::is_none")]
         pub cursor: Option<String>,
         /// Maximum number of permission entries to return. Defaults to 25.
-        #[serde(default = "mcp_bindgen::__private::default_u64::<u64, 25>")]
+        #[serde(default = "defaults::confluence_get_space_permissions_args_limit")]
         pub limit: u64,
         /// Numeric ID of the Confluence space. This is the internal space ID, not the space key. Example: '98304'. You can find the space ID from the Confluence REST API (GET /wiki/api/v2/spaces) or from the space URL.
         pub space_id: String,
@@ -514,7 +520,7 @@ pub mod types {
     #[serde(deny_unknown_fields)]
     pub struct ConfluenceListPageTemplatesArgs {
         /// Maximum number of templates to return.
-        #[serde(default = "mcp_bindgen::__private::default_u64::<u64, 25>")]
+        #[serde(default = "defaults::confluence_list_page_templates_args_limit")]
         pub limit: u64,
         /// Optional space key to list templates defined in that space. When omitted, global templates are returned.
         #[serde(skip_serializing_if = "Option::is_none")]
@@ -580,7 +586,7 @@ pub mod types {
     #[serde(deny_unknown_fields)]
     pub struct ConfluenceSearchArgs {
         /// Maximum number of results (1-50)
-        #[serde(default = "mcp_bindgen::__private::default_u64::<u64, 10>")]
+        #[serde(default = "defaults::confluence_search_args_limit")]
         pub limit: u64,
         /// Search query - can be either a simple text (e.g. 'project documentation') or a CQL query string. Simple queries use 'siteSearch' by default, to mimic the WebUI search, with an automatic fallback to 'text' search if not supported. Examples of CQL:
         /// - Basic search: 'type=page AND space=DEV'
@@ -617,7 +623,7 @@ pub mod types {
         #[serde(default = "defaults::confluence_search_user_args_group_name")]
         pub group_name: String,
         /// Maximum number of results (1-50)
-        #[serde(default = "mcp_bindgen::__private::default_u64::<u64, 10>")]
+        #[serde(default = "defaults::confluence_search_user_args_limit")]
         pub limit: u64,
         /// Search query - a CQL query string for user search. Examples of CQL:
         /// - Basic user lookup by full name: 'user.fullname ~ "First Last"'
@@ -1087,7 +1093,7 @@ pub mod types {
         /// Comma-separated list of Jira issue IDs or keys (e.g. 'PROJ-123,PROJ-124')
         pub issue_ids_or_keys: String,
         /// Maximum number of changelogs to return in result for each issue. Default to -1 for all changelogs. Notice that it only limits the results in the response, the function will still fetch all the data.
-        #[serde(default = "mcp_bindgen::__private::default_i64::<i64, -1>")]
+        #[serde(default = "defaults::jira_batch_get_changelogs_args_limit")]
         pub limit: i64,
     }
 
@@ -1318,7 +1324,7 @@ pub mod types {
         #[serde(skip_serializing_if = "Option::is_none")]
         pub board_type: Option<String>,
         /// Maximum number of results (1-50)
-        #[serde(default = "mcp_bindgen::__private::default_u64::<u64, 10>")]
+        #[serde(default = "defaults::jira_get_agile_boards_args_limit")]
         pub limit: u64,
         /// (Optional) Jira project key (e.g., 'PROJ', 'ACV2')
         #[serde(skip_serializing_if = "Option::is_none")]
@@ -1383,7 +1389,7 @@ pub mod types {
         /// - Find by priority: "priority = High AND project = PROJ"
         pub jql: String,
         /// Maximum number of results (1-50)
-        #[serde(default = "mcp_bindgen::__private::default_u64::<u64, 10>")]
+        #[serde(default = "defaults::jira_get_board_issues_args_limit")]
         pub limit: u64,
         /// Starting index for pagination (0-based)
         #[serde(default)]
@@ -1417,7 +1423,9 @@ pub mod types {
     #[serde(deny_unknown_fields)]
     pub struct JiraGetCrossProjectDependenciesArgs {
         /// Maximum issues to scan for links (1-500)
-        #[serde(default = "mcp_bindgen::__private::default_u64::<u64, 200>")]
+        #[serde(
+            default = "defaults::jira_get_cross_project_dependencies_args_max_issues"
+        )]
         pub max_issues: u64,
         /// Jira project key (e.g., 'PROJ')
         pub project_key: ProjectKey,
@@ -1466,7 +1474,7 @@ pub mod types {
     #[serde(deny_unknown_fields)]
     pub struct JiraGetIssueArgs {
         /// Maximum number of comments to include (0 or null for no comments)
-        #[serde(default = "mcp_bindgen::__private::default_u64::<i64, 10>")]
+        #[serde(default = "defaults::jira_get_issue_args_comment_limit")]
         pub comment_limit: i64,
         /// (Optional) Fields to expand. Examples: 'renderedFields' (for rendered content), 'transitions' (for available status transitions), 'changelog' (for history)
         #[serde(skip_serializing_if = "Option::is_none")]
@@ -1483,7 +1491,7 @@ pub mod types {
         #[serde(skip_serializing_if = "Option::is_none")]
         pub properties: Option<String>,
         /// Whether to update the issue view history for the requesting user
-        #[serde(default = "mcp_bindgen::__private::default_bool::<true>")]
+        #[serde(default = "defaults::jira_get_issue_args_update_history")]
         pub update_history: bool,
         /// When true, custom field keys in the output use human-readable display names (e.g. 'Story Points') instead of opaque IDs (e.g. 'customfield_10243'). The 'names' expansion is added automatically. Standard fields are unaffected.
         #[serde(default)]
@@ -1495,10 +1503,10 @@ pub mod types {
     #[serde(deny_unknown_fields)]
     pub struct JiraGetIssueDatesArgs {
         /// Include status change history with timestamps and durations
-        #[serde(default = "mcp_bindgen::__private::default_bool::<true>")]
+        #[serde(default = "defaults::jira_get_issue_dates_args_include_status_changes")]
         pub include_status_changes: bool,
         /// Include aggregated time spent in each status
-        #[serde(default = "mcp_bindgen::__private::default_bool::<true>")]
+        #[serde(default = "defaults::jira_get_issue_dates_args_include_status_summary")]
         pub include_status_summary: bool,
         /// Jira issue key (e.g., 'PROJ-123', 'ACV2-642')
         pub issue_key: JiraAddCommentArgsIssueKey,
@@ -1665,7 +1673,7 @@ pub mod types {
     #[serde(deny_unknown_fields)]
     pub struct JiraGetProjectEpicHierarchyArgs {
         /// Maximum number of epics to fetch (1-500)
-        #[serde(default = "mcp_bindgen::__private::default_u64::<u64, 200>")]
+        #[serde(default = "defaults::jira_get_project_epic_hierarchy_args_max_epics")]
         pub max_epics: u64,
         /// Jira project key (e.g., 'PROJ')
         pub project_key: ProjectKey,
@@ -1710,7 +1718,7 @@ pub mod types {
     #[serde(deny_unknown_fields)]
     pub struct JiraGetProjectIssuesArgs {
         /// Maximum number of results (1-50)
-        #[serde(default = "mcp_bindgen::__private::default_u64::<u64, 10>")]
+        #[serde(default = "defaults::jira_get_project_issues_args_limit")]
         pub limit: u64,
         /// Jira project key (e.g., 'PROJ', 'ACV2')
         pub project_key: ProjectKey,
@@ -1744,7 +1752,7 @@ pub mod types {
     #[serde(deny_unknown_fields)]
     pub struct JiraGetQueueIssuesArgs {
         /// Maximum number of results (1-50)
-        #[serde(default = "mcp_bindgen::__private::default_u64::<u64, 50>")]
+        #[serde(default = "defaults::jira_get_queue_issues_args_limit")]
         pub limit: u64,
         /// Queue ID (e.g., '47')
         pub queue_id: String,
@@ -1782,7 +1790,7 @@ pub mod types {
     #[serde(deny_unknown_fields)]
     pub struct JiraGetRequestTypesArgs {
         /// Maximum number of results (1-50)
-        #[serde(default = "mcp_bindgen::__private::default_u64::<u64, 50>")]
+        #[serde(default = "defaults::jira_get_request_types_args_limit")]
         pub limit: u64,
         /// Service desk ID (e.g., '4')
         pub service_desk_id: String,
@@ -1816,7 +1824,7 @@ pub mod types {
     #[serde(deny_unknown_fields)]
     pub struct JiraGetServiceDeskQueuesArgs {
         /// Maximum number of results (1-50)
-        #[serde(default = "mcp_bindgen::__private::default_u64::<u64, 50>")]
+        #[serde(default = "defaults::jira_get_service_desk_queues_args_limit")]
         pub limit: u64,
         /// Service desk ID (e.g., '4')
         pub service_desk_id: String,
@@ -1839,7 +1847,7 @@ pub mod types {
         #[serde(default = "defaults::jira_get_sprint_issues_args_fields")]
         pub fields: String,
         /// Maximum number of results (1-50)
-        #[serde(default = "mcp_bindgen::__private::default_u64::<u64, 10>")]
+        #[serde(default = "defaults::jira_get_sprint_issues_args_limit")]
         pub limit: u64,
         /// The id of sprint (e.g., '10001')
         pub sprint_id: String,
@@ -1861,7 +1869,7 @@ pub mod types {
         /// The id of board (e.g., '1000')
         pub board_id: String,
         /// Maximum number of results (1-50)
-        #[serde(default = "mcp_bindgen::__private::default_u64::<u64, 10>")]
+        #[serde(default = "defaults::jira_get_sprints_from_board_args_limit")]
         pub limit: u64,
         /// Starting index for pagination (0-based)
         #[serde(default)]
@@ -2019,7 +2027,7 @@ pub mod types {
         /// - Find by priority: "priority = High AND project = PROJ"
         pub jql: String,
         /// Maximum number of results (1-50)
-        #[serde(default = "mcp_bindgen::__private::default_u64::<u64, 10>")]
+        #[serde(default = "defaults::jira_search_args_limit")]
         pub limit: u64,
         /// (Optional) Pagination token from a previous search result. Cloud only — Server/DC uses start_at for pagination.
         #[serde(skip_serializing_if = "Option::is_none")]
@@ -2043,7 +2051,7 @@ pub mod types {
         #[serde(skip_serializing_if = "Option::is_none")]
         pub issue_key: Option<String>,
         /// Maximum number of users to return (default 20).
-        #[serde(default = "mcp_bindgen::__private::default_u64::<u64, 20>")]
+        #[serde(default = "defaults::jira_search_assignable_users_args_limit")]
         pub limit: u64,
         /// Project key to scope the search to (e.g. 'DT'). Required if issue_key is not given.
         #[serde(skip_serializing_if = "Option::is_none")]
@@ -2066,7 +2074,7 @@ pub mod types {
         #[serde(default)]
         pub keyword: String,
         /// Maximum number of results
-        #[serde(default = "mcp_bindgen::__private::default_u64::<u64, 10>")]
+        #[serde(default = "defaults::jira_search_fields_args_limit")]
         pub limit: u64,
         /// Whether to force refresh the field list
         #[serde(default)]
@@ -2103,7 +2111,7 @@ pub mod types {
         #[serde(skip_serializing_if = "Option::is_none")]
         pub current_project_ids: Option<String>,
         /// Maximum number of results to return
-        #[serde(default = "mcp_bindgen::__private::default_u64::<u64, 20>")]
+        #[serde(default = "defaults::jira_search_projects_args_max_results")]
         pub max_results: u64,
         /// Name or key prefix to search for
         pub query: String,
@@ -2300,6 +2308,142 @@ pub mod types {
 
         pub(super) fn jira_update_issue_args_return_fields() -> String {
             "*all".to_string()
+        }
+
+        pub(super) fn confluence_add_inline_comment_args_text_selection_match_count() -> u64 {
+            1
+        }
+
+        pub(super) fn confluence_copy_page_args_copy_attachments() -> bool {
+            true
+        }
+
+        pub(super) fn confluence_get_attachments_args_limit() -> u64 {
+            50
+        }
+
+        pub(super) fn confluence_get_page_args_convert_to_markdown() -> bool {
+            true
+        }
+
+        pub(super) fn confluence_get_page_args_include_metadata() -> bool {
+            true
+        }
+
+        pub(super) fn confluence_get_page_children_args_convert_to_markdown() -> bool {
+            true
+        }
+
+        pub(super) fn confluence_get_page_children_args_include_folders() -> bool {
+            true
+        }
+
+        pub(super) fn confluence_get_page_children_args_limit() -> u64 {
+            25
+        }
+
+        pub(super) fn confluence_get_page_history_args_convert_to_markdown() -> bool {
+            true
+        }
+
+        pub(super) fn confluence_get_page_views_args_include_title() -> bool {
+            true
+        }
+
+        pub(super) fn confluence_get_space_page_tree_args_limit() -> u64 {
+            100
+        }
+
+        pub(super) fn confluence_get_space_permissions_args_limit() -> u64 {
+            25
+        }
+
+        pub(super) fn confluence_list_page_templates_args_limit() -> u64 {
+            25
+        }
+
+        pub(super) fn confluence_search_args_limit() -> u64 {
+            10
+        }
+
+        pub(super) fn confluence_search_user_args_limit() -> u64 {
+            10
+        }
+
+        pub(super) fn jira_batch_get_changelogs_args_limit() -> i64 {
+            -1
+        }
+
+        pub(super) fn jira_get_agile_boards_args_limit() -> u64 {
+            10
+        }
+
+        pub(super) fn jira_get_board_issues_args_limit() -> u64 {
+            10
+        }
+
+        pub(super) fn jira_get_cross_project_dependencies_args_max_issues() -> u64 {
+            200
+        }
+
+        pub(super) fn jira_get_issue_args_comment_limit() -> i64 {
+            10
+        }
+
+        pub(super) fn jira_get_issue_args_update_history() -> bool {
+            true
+        }
+
+        pub(super) fn jira_get_issue_dates_args_include_status_changes() -> bool {
+            true
+        }
+
+        pub(super) fn jira_get_issue_dates_args_include_status_summary() -> bool {
+            true
+        }
+
+        pub(super) fn jira_get_project_epic_hierarchy_args_max_epics() -> u64 {
+            200
+        }
+
+        pub(super) fn jira_get_project_issues_args_limit() -> u64 {
+            10
+        }
+
+        pub(super) fn jira_get_queue_issues_args_limit() -> u64 {
+            50
+        }
+
+        pub(super) fn jira_get_request_types_args_limit() -> u64 {
+            50
+        }
+
+        pub(super) fn jira_get_service_desk_queues_args_limit() -> u64 {
+            50
+        }
+
+        pub(super) fn jira_get_sprint_issues_args_limit() -> u64 {
+            10
+        }
+
+        pub(super) fn jira_get_sprints_from_board_args_limit() -> u64 {
+            10
+        }
+
+        pub(super) fn jira_search_args_limit() -> u64 {
+            10
+        }
+
+        pub(super) fn jira_search_assignable_users_args_limit() -> u64 {
+            20
+        }
+
+        pub(super) fn jira_search_fields_args_limit() -> u64 {
+            10
+        }
+
+        pub(super) fn jira_search_projects_args_max_results() -> u64 {
+            20
         }
     }
 }

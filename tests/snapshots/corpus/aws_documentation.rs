@@ -28,7 +28,7 @@ pub mod types {
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct ReadDocumentationArgs {
         /// Maximum number of characters to return.
-        #[serde(default = "mcp_bindgen::__private::default_u64::<u64, 5000>")]
+        #[serde(default = "defaults::read_documentation_args_max_length")]
         pub max_length: u64,
         /// On return output starting at this character index, useful if a previous fetch was truncated and more content is required.
         #[serde(default)]
@@ -97,7 +97,7 @@ pub mod types {
         #[serde(skip_serializing_if = "Option::is_none")]
         pub guide_types: Option<Vec<String>>,
         /// Maximum number of results to return
-        #[serde(default = "mcp_bindgen::__private::default_u64::<u64, 10>")]
+        #[serde(default = "defaults::search_documentation_args_limit")]
         pub limit: u64,
         /// Filter results by AWS product/service (e.g., ["Amazon Simple Storage Service"])
         #[serde(skip_serializing_if = "Option::is_none")]
@@ -197,7 +197,7 @@ pub mod types {
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct SearchTableArgs {
         /// Maximum number of matching rows to return per table
-        #[serde(default = "mcp_bindgen::__private::default_u64::<u64, 20>")]
+        #[serde(default = "defaults::search_table_args_max_rows")]
         pub max_rows: u64,
         /// Search term to filter rows (case-insensitive, all words must match across any column)
         pub query: String,
@@ -240,6 +240,21 @@ pub mod types {
         #[serde(skip_serializing_if = "Option::is_none")]
         pub table_heading: Option<String>,
         pub total_rows: i64,
+    }
+
+    /// Generation of default values for serde.
+    mod defaults {
+        pub(super) fn read_documentation_args_max_length() -> u64 {
+            5000
+        }
+
+        pub(super) fn search_documentation_args_limit() -> u64 {
+            10
+        }
+
+        pub(super) fn search_table_args_max_rows() -> u64 {
+            20
+        }
     }
 }
 

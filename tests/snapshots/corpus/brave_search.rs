@@ -34,7 +34,7 @@ pub mod types {
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct BraveImageSearchArgs {
         /// Number of results (1-200, default 50). Image Search is not paginated — raise `count` if you need more results. There is no `offset` parameter.
-        #[serde(default = "mcp_bindgen::__private::default_u64::<u64, 50>")]
+        #[serde(default = "defaults::brave_image_search_args_count")]
         pub count: u64,
         /// Search query country, where the results come from. The country string is limited to 2 character country codes of supported countries.
         #[serde(default = "defaults::brave_image_search_args_country")]
@@ -48,7 +48,7 @@ pub mod types {
         #[serde(default = "defaults::brave_image_search_args_search_lang")]
         pub search_lang: String,
         /// Whether to spellcheck provided query.
-        #[serde(default = "mcp_bindgen::__private::default_bool::<true>")]
+        #[serde(default = "defaults::brave_image_search_args_spellcheck")]
         pub spellcheck: bool,
     }
 
@@ -1411,7 +1411,7 @@ pub mod types {
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct BraveLocalSearchArgs {
         /// Number of results (1-20, default 10). Applies only to web search results (i.e., has no effect on locations, news, videos, etc.)
-        #[serde(default = "mcp_bindgen::__private::default_u64::<u64, 10>")]
+        #[serde(default = "defaults::brave_local_search_args_count")]
         pub count: u64,
         /// Search query country, where the results come from. The country string is limited to 2 character country codes of supported countries.
         #[serde(default = "defaults::brave_local_search_args_country")]
@@ -1440,13 +1440,13 @@ pub mod types {
         #[serde(default = "defaults::brave_local_search_args_search_lang")]
         pub search_lang: BraveLocalSearchArgsSearchLang,
         /// Whether to spellcheck the provided query.
-        #[serde(default = "mcp_bindgen::__private::default_bool::<true>")]
+        #[serde(default = "defaults::brave_local_search_args_spellcheck")]
         pub spellcheck: bool,
         /// This parameter enables summary key generation in web search results. This is required for summarizer to be enabled.
         #[serde(skip_serializing_if = "Option::is_none")]
         pub summary: Option<bool>,
         /// Whether display strings (e.g. result snippets) should include decoration markers (e.g. highlighting characters).
-        #[serde(default = "mcp_bindgen::__private::default_bool::<true>")]
+        #[serde(default = "defaults::brave_local_search_args_text_decorations")]
         pub text_decorations: bool,
         /// The language of the UI. The 2 or more character language code for which the search results are provided.
         #[serde(default = "defaults::brave_local_search_args_ui_lang")]
@@ -2445,7 +2445,7 @@ pub mod types {
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct BraveNewsSearchArgs {
         /// Number of results (1-50, default 20)
-        #[serde(default = "mcp_bindgen::__private::default_u64::<u64, 20>")]
+        #[serde(default = "defaults::brave_news_search_args_count")]
         pub count: u64,
         /// Search query country, where the results come from. The country string is limited to 2 character country codes of supported countries.
         #[serde(default = "defaults::brave_news_search_args_country")]
@@ -2471,7 +2471,7 @@ pub mod types {
         #[serde(default = "defaults::brave_news_search_args_search_lang")]
         pub search_lang: String,
         /// Whether to spellcheck provided query.
-        #[serde(default = "mcp_bindgen::__private::default_bool::<true>")]
+        #[serde(default = "defaults::brave_news_search_args_spellcheck")]
         pub spellcheck: bool,
         /// User interface language preferred in response. Usually of the format <language_code>-<country_code>. For more, see RFC 9110.
         #[serde(default = "defaults::brave_news_search_args_ui_lang")]
@@ -8649,7 +8649,7 @@ pub mod types {
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct BraveVideoSearchArgs {
         /// Number of results (1-50, default 20). Combine this parameter with `offset` to paginate search results.
-        #[serde(default = "mcp_bindgen::__private::default_u64::<u64, 20>")]
+        #[serde(default = "defaults::brave_video_search_args_count")]
         pub count: u64,
         /// Search query country, where the results come from. The country string is limited to 2 character country codes of supported countries.
         #[serde(default = "defaults::brave_video_search_args_country")]
@@ -8669,7 +8669,7 @@ pub mod types {
         #[serde(default = "defaults::brave_video_search_args_search_lang")]
         pub search_lang: String,
         /// Whether to spellcheck provided query.
-        #[serde(default = "mcp_bindgen::__private::default_bool::<true>")]
+        #[serde(default = "defaults::brave_video_search_args_spellcheck")]
         pub spellcheck: bool,
         /// User interface language preferred in response. Usually of the format <language_code>-<country_code>. For more, see RFC 9110.
         #[serde(default = "defaults::brave_video_search_args_ui_lang")]
@@ -8831,7 +8831,7 @@ pub mod types {
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct BraveWebSearchArgs {
         /// Number of results (1-20, default 10). Applies only to web search results (i.e., has no effect on locations, news, videos, etc.)
-        #[serde(default = "mcp_bindgen::__private::default_u64::<u64, 10>")]
+        #[serde(default = "defaults::brave_web_search_args_count")]
         pub count: u64,
         /// Search query country, where the results come from. The country string is limited to 2 character country codes of supported countries.
         #[serde(default = "defaults::brave_web_search_args_country")]
@@ -8860,13 +8860,13 @@ pub mod types {
         #[serde(default = "defaults::brave_web_search_args_search_lang")]
         pub search_lang: BraveWebSearchArgsSearchLang,
         /// Whether to spellcheck the provided query.
-        #[serde(default = "mcp_bindgen::__private::default_bool::<true>")]
+        #[serde(default = "defaults::brave_web_search_args_spellcheck")]
         pub spellcheck: bool,
         /// This parameter enables summary key generation in web search results. This is required for summarizer to be enabled.
         #[serde(skip_serializing_if = "Option::is_none")]
         pub summary: Option<bool>,
         /// Whether display strings (e.g. result snippets) should include decoration markers (e.g. highlighting characters).
-        #[serde(default = "mcp_bindgen::__private::default_bool::<true>")]
+        #[serde(default = "defaults::brave_web_search_args_text_decorations")]
         pub text_decorations: bool,
         /// The language of the UI. The 2 or more character language code for which the search results are provided.
         #[serde(default = "defaults::brave_web_search_args_ui_lang")]
@@ -9890,6 +9890,54 @@ pub mod types {
 
         pub(super) fn brave_web_search_args_ui_lang() -> super::BraveWebSearchArgsUiLang {
             super::BraveWebSearchArgsUiLang::EnUs
+        }
+
+        pub(super) fn brave_image_search_args_count() -> u64 {
+            50
+        }
+
+        pub(super) fn brave_image_search_args_spellcheck() -> bool {
+            true
+        }
+
+        pub(super) fn brave_local_search_args_count() -> u64 {
+            10
+        }
+
+        pub(super) fn brave_local_search_args_spellcheck() -> bool {
+            true
+        }
+
+        pub(super) fn brave_local_search_args_text_decorations() -> bool {
+            true
+        }
+
+        pub(super) fn brave_news_search_args_count() -> u64 {
+            20
+        }
+
+        pub(super) fn brave_news_search_args_spellcheck() -> bool {
+            true
+        }
+
+        pub(super) fn brave_video_search_args_count() -> u64 {
+            20
+        }
+
+        pub(super) fn brave_video_search_args_spellcheck() -> bool {
+            true
+        }
+
+        pub(super) fn brave_web_search_args_count() -> u64 {
+            10
+        }
+
+        pub(super) fn brave_web_search_args_spellcheck() -> bool {
+            true
+        }
+
+        pub(super) fn brave_web_search_args_text_decorations() -> bool {
+            true
         }
     }
 }

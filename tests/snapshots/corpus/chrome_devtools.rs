@@ -616,7 +616,7 @@ pub mod types {
         #[serde(default)]
         pub page_idx: i64,
         /// Maximum number of CSS rules to return per page. Defaults to 10.
-        #[serde(default = "mcp_bindgen::__private::default_u64::<u64, 10>")]
+        #[serde(default = "defaults::get_css_styles_args_page_size")]
         pub page_size: u64,
         /// The uid of the element on the page from the page content snapshot to inspect CSS styles for
         pub uid: String,
@@ -1366,7 +1366,7 @@ pub mod types {
     #[serde(rename_all = "camelCase")]
     pub struct PerformanceStartTraceArgs {
         /// Determines if the trace recording should be automatically stopped.
-        #[serde(default = "mcp_bindgen::__private::default_bool::<true>")]
+        #[serde(default = "defaults::performance_start_trace_args_auto_stop")]
         pub auto_stop: bool,
         /// The absolute file path, or a file path relative to the current working directory, to save the raw trace data. For example, trace.json.gz (compressed) or trace.json (uncompressed).
         #[serde(skip_serializing_if = "Option::is_none")]
@@ -1377,7 +1377,7 @@ pub mod types {
         /// Targets a specific page by ID.
         pub page_id: f64,
         /// Determines if, once tracing has started, the target page should be automatically reloaded. Navigate the page to the right URL using the navigate_page tool BEFORE starting the trace if reload or autoStop is set to true.
-        #[serde(default = "mcp_bindgen::__private::default_bool::<true>")]
+        #[serde(default = "defaults::performance_start_trace_args_reload")]
         pub reload: bool,
     }
 
@@ -1632,6 +1632,18 @@ pub mod types {
 
         pub(super) fn take_screenshot_args_format() -> super::TakeScreenshotArgsFormat {
             super::TakeScreenshotArgsFormat::Png
+        }
+
+        pub(super) fn get_css_styles_args_page_size() -> u64 {
+            10
+        }
+
+        pub(super) fn performance_start_trace_args_auto_stop() -> bool {
+            true
+        }
+
+        pub(super) fn performance_start_trace_args_reload() -> bool {
+            true
         }
     }
 }

@@ -40,7 +40,7 @@ pub mod types {
         /// Whether to include detailed column metadata (default: True).
         /// When False, the columns array will be empty but create_table_query still contains
         /// all column information. This reduces payload size for large schemas.
-        #[serde(default = "mcp_bindgen::__private::default_bool::<true>")]
+        #[serde(default = "defaults::list_tables_args_include_detailed_columns")]
         pub include_detailed_columns: bool,
         /// Optional LIKE pattern to filter table names
         #[serde(skip_serializing_if = "Option::is_none")]
@@ -49,7 +49,7 @@ pub mod types {
         #[serde(skip_serializing_if = "Option::is_none")]
         pub not_like: Option<String>,
         /// Number of tables to return per page (default: 50, must be greater than 0)
-        #[serde(default = "mcp_bindgen::__private::default_u64::<u64, 50>")]
+        #[serde(default = "defaults::list_tables_args_page_size")]
         pub page_size: u64,
         /// Single-use token from a previous call, retained for up to one hour
         #[serde(skip_serializing_if = "Option::is_none")]
@@ -75,6 +75,17 @@ pub mod types {
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct RunQueryOutput {
         pub result: String,
+    }
+
+    /// Generation of default values for serde.
+    mod defaults {
+        pub(super) fn list_tables_args_include_detailed_columns() -> bool {
+            true
+        }
+
+        pub(super) fn list_tables_args_page_size() -> u64 {
+            50
+        }
     }
 }
 

@@ -715,7 +715,7 @@ pub mod types {
         pub file_pattern: Option<String>,
         #[serde(
             rename = "ignoreCase",
-            default = "mcp_bindgen::__private::default_bool::<true>"
+            default = "defaults::start_search_args_ignore_case"
         )]
         pub ignore_case: bool,
         #[serde(rename = "includeHidden", default)]
@@ -1107,6 +1107,10 @@ pub mod types {
 
         pub(super) fn write_file_args_mode() -> super::WriteFileArgsMode {
             super::WriteFileArgsMode::Rewrite
+        }
+
+        pub(super) fn start_search_args_ignore_case() -> bool {
+            true
         }
     }
 }

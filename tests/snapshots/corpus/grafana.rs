@@ -325,7 +325,7 @@ pub mod types {
         #[serde(skip_serializing_if = "Option::is_none")]
         pub rule_group: Option<String>,
         /// Maximum number of rules to return (default 200, max 200). Requires Grafana 12.4+ (for 'list' operation)
-        #[serde(default = "mcp_bindgen::__private::default_u64::<i64, 200>")]
+        #[serde(default = "defaults::alerting_rules_read_args_rule_limit")]
         pub rule_limit: i64,
         /// Filter by rule type (for 'list' operation)
         #[serde(skip_serializing_if = "Option::is_none")]
@@ -554,7 +554,7 @@ pub mod types {
         #[serde(skip_serializing_if = "Option::is_none")]
         pub rule_group: Option<String>,
         /// Maximum number of rules to return (default 200, max 200). Requires Grafana 12.4+ (for 'list' operation)
-        #[serde(default = "mcp_bindgen::__private::default_u64::<i64, 200>")]
+        #[serde(default = "defaults::alerting_rules_write_args_rule_limit")]
         pub rule_limit: i64,
         /// Filter by rule type (for 'list' operation)
         #[serde(skip_serializing_if = "Option::is_none")]
@@ -2017,7 +2017,7 @@ pub mod types {
     #[serde(deny_unknown_fields)]
     pub struct ListDatasourcesArgs {
         /// Maximum number of datasources to return (max 100)
-        #[serde(default = "mcp_bindgen::__private::default_u64::<i64, 50>")]
+        #[serde(default = "defaults::list_datasources_args_limit")]
         pub limit: i64,
         /// Case-insensitive substring match on the datasource name. For example, 'prod' matches datasources named 'prometheus-prod-eu' and 'loki-prod-us'. Useful on instances with many datasources where filtering by type alone returns too many results.
         #[serde(skip_serializing_if = "Option::is_none")]
@@ -2061,7 +2061,7 @@ pub mod types {
         #[serde(rename = "includeCustomFields", skip_serializing_if = "Option::is_none")]
         pub include_custom_fields: Option<bool>,
         /// The maximum number of incidents to return
-        #[serde(default = "mcp_bindgen::__private::default_u64::<i64, 10>")]
+        #[serde(default = "defaults::list_incidents_args_limit")]
         pub limit: i64,
         /// The status of the incidents to include. Valid values: 'active', 'resolved'
         #[serde(skip_serializing_if = "Option::is_none")]
@@ -2168,7 +2168,7 @@ pub mod types {
         #[serde(skip_serializing_if = "Option::is_none")]
         pub end_rfc3339: Option<String>,
         /// Optionally, the maximum number of results to return
-        #[serde(default = "mcp_bindgen::__private::default_u64::<i64, 100>")]
+        #[serde(default = "defaults::list_prometheus_label_names_args_limit")]
         pub limit: i64,
         /// Optionally, a list of label matchers to filter the results by
         #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -2211,7 +2211,7 @@ pub mod types {
         /// The name of the label to query
         pub label_name: String,
         /// Optionally, the maximum number of results to return
-        #[serde(default = "mcp_bindgen::__private::default_u64::<i64, 100>")]
+        #[serde(default = "defaults::list_prometheus_label_values_args_limit")]
         pub limit: i64,
         /// Optionally, a list of selectors to filter the results by
         #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -2249,7 +2249,7 @@ pub mod types {
         /// The UID of the datasource to query
         pub datasource_uid: String,
         /// The maximum number of metrics to return
-        #[serde(default = "mcp_bindgen::__private::default_u64::<i64, 10>")]
+        #[serde(default = "defaults::list_prometheus_metric_metadata_args_limit")]
         pub limit: i64,
         /// The maximum number of metrics to return per metric
         #[serde(skip_serializing_if = "Option::is_none")]
@@ -2273,10 +2273,10 @@ pub mod types {
         #[serde(skip_serializing_if = "Option::is_none")]
         pub end_rfc3339: Option<String>,
         /// The maximum number of results to return
-        #[serde(default = "mcp_bindgen::__private::default_u64::<i64, 10>")]
+        #[serde(default = "defaults::list_prometheus_metric_names_args_limit")]
         pub limit: i64,
         /// The page number to return
-        #[serde(default = "mcp_bindgen::__private::default_u64::<i64, 1>")]
+        #[serde(default = "defaults::list_prometheus_metric_names_args_page")]
         pub page: i64,
         /// GCP project name to query (Cloud Monitoring datasources only). Overrides or substitutes the defaultProject configured on the datasource.
         #[serde(skip_serializing_if = "Option::is_none")]
@@ -2393,7 +2393,7 @@ pub mod types {
         #[serde(skip_serializing_if = "Option::is_none")]
         pub format: Option<QueryLokiLogsArgsFormat>,
         /// Optionally, the maximum number of log lines to return (default max: 100, configurable by MCP server).
-        #[serde(default = "mcp_bindgen::__private::default_u64::<i64, 10>")]
+        #[serde(default = "defaults::query_loki_logs_args_limit")]
         pub limit: i64,
         /// The LogQL query to execute against Loki. This can be a simple label matcher or a complex query with filters, parsers, and expressions. Supports full LogQL syntax including label matchers, filter operators, pattern expressions, and pipeline operations.
         pub logql: String,
@@ -2697,10 +2697,10 @@ pub mod types {
         #[serde(rename = "folderUid", skip_serializing_if = "Option::is_none")]
         pub folder_uid: Option<String>,
         /// Maximum number of results to return (max 100)
-        #[serde(default = "mcp_bindgen::__private::default_u64::<i64, 50>")]
+        #[serde(default = "defaults::search_dashboards_args_limit")]
         pub limit: i64,
         /// Page number for pagination (1-indexed)
-        #[serde(default = "mcp_bindgen::__private::default_u64::<i64, 1>")]
+        #[serde(default = "defaults::search_dashboards_args_page")]
         pub page: i64,
         /// Optional query. Omit to filter by folderUid, tag, or starred
         #[serde(skip_serializing_if = "Option::is_none")]
@@ -2962,6 +2962,54 @@ pub mod types {
 
         pub(super) fn query_tempo_metrics_args_type() -> super::QueryTempoMetricsArgsType {
             super::QueryTempoMetricsArgsType::Range
+        }
+
+        pub(super) fn alerting_rules_read_args_rule_limit() -> i64 {
+            200
+        }
+
+        pub(super) fn alerting_rules_write_args_rule_limit() -> i64 {
+            200
+        }
+
+        pub(super) fn list_datasources_args_limit() -> i64 {
+            50
+        }
+
+        pub(super) fn list_incidents_args_limit() -> i64 {
+            10
+        }
+
+        pub(super) fn list_prometheus_label_names_args_limit() -> i64 {
+            100
+        }
+
+        pub(super) fn list_prometheus_label_values_args_limit() -> i64 {
+            100
+        }
+
+        pub(super) fn list_prometheus_metric_metadata_args_limit() -> i64 {
+            10
+        }
+
+        pub(super) fn list_prometheus_metric_names_args_limit() -> i64 {
+            10
+        }
+
+        pub(super) fn list_prometheus_metric_names_args_page() -> i64 {
+            1
+        }
+
+        pub(super) fn query_loki_logs_args_limit() -> i64 {
+            10
+        }
+
+        pub(super) fn search_dashboards_args_limit() -> i64 {
+            50
+        }
+
+        pub(super) fn search_dashboards_args_page() -> i64 {
+            1
         }
     }
 }

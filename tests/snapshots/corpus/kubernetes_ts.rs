@@ -149,7 +149,7 @@ pub mod types {
         #[serde(default)]
         pub context: String,
         /// Create namespace if it doesn't exist
-        #[serde(default = "mcp_bindgen::__private::default_bool::<true>")]
+        #[serde(default = "defaults::install_helm_chart_args_create_namespace")]
         pub create_namespace: bool,
         /// Name of the Helm release
         pub name: String,
@@ -222,7 +222,7 @@ pub mod types {
         /// When listing contexts, highlight which one is currently active
         #[serde(
             rename = "showCurrent",
-            default = "mcp_bindgen::__private::default_bool::<true>"
+            default = "defaults::kubectl_context_args_show_current"
         )]
         pub show_current: bool,
     }
@@ -447,7 +447,7 @@ pub mod types {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         pub tcp_port: Option<Vec<String>>,
         /// If true, validate resource schema against server schema
-        #[serde(default = "mcp_bindgen::__private::default_bool::<true>")]
+        #[serde(default = "defaults::kubectl_create_args_validate")]
         pub validate: bool,
     }
 
@@ -1552,7 +1552,7 @@ pub mod types {
         #[serde(default = "defaults::node_management_args_grace_period")]
         pub grace_period: f64,
         /// Ignore DaemonSet-managed pods (for drain operation)
-        #[serde(default = "mcp_bindgen::__private::default_bool::<true>")]
+        #[serde(default = "defaults::node_management_args_ignore_daemonsets")]
         pub ignore_daemonsets: bool,
         /// Name of the node to operate on (required for cordon, drain, uncordon)
         #[serde(skip_serializing_if = "Option::is_none")]
@@ -1760,6 +1760,22 @@ pub mod types {
 
         pub(super) fn node_management_args_timeout() -> String {
             "0".to_string()
+        }
+
+        pub(super) fn install_helm_chart_args_create_namespace() -> bool {
+            true
+        }
+
+        pub(super) fn kubectl_context_args_show_current() -> bool {
+            true
+        }
+
+        pub(super) fn kubectl_create_args_validate() -> bool {
+            true
+        }
+
+        pub(super) fn node_management_args_ignore_daemonsets() -> bool {
+            true
         }
     }
 }

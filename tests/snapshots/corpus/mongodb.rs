@@ -169,7 +169,9 @@ pub mod types {
             filter: Option<Map<String, Value>>,
             /// Name of the index, as retrieved from the `collection-indexes` tool.
             index: String,
-            #[serde(default = "mcp_bindgen::__private::default_u64::<u64, 10>")]
+            #[serde(
+                default = "defaults::aggregate_args_pipeline_item_subtype0_vector_search_variant0_limit"
+            )]
             limit: u64,
             /// Number of candidates for the ANN algorithm. Mandatory when exact is false.
             #[serde(rename = "numCandidates", skip_serializing_if = "Option::is_none")]
@@ -189,7 +191,9 @@ pub mod types {
             filter: Option<Map<String, Value>>,
             /// Name of the index, as retrieved from the `collection-indexes` tool.
             index: String,
-            #[serde(default = "mcp_bindgen::__private::default_u64::<u64, 10>")]
+            #[serde(
+                default = "defaults::aggregate_args_pipeline_item_subtype0_vector_search_variant1_limit"
+            )]
             limit: u64,
             /// The embedding model to use for generating embeddings from the query text. If not specified, defaults to the model configured in the auto-embed index definition.
             #[serde(skip_serializing_if = "Option::is_none")]
@@ -2334,7 +2338,9 @@ pub mod types {
             filter: Option<Map<String, Value>>,
             /// Name of the index, as retrieved from the `collection-indexes` tool.
             index: String,
-            #[serde(default = "mcp_bindgen::__private::default_u64::<u64, 10>")]
+            #[serde(
+                default = "defaults::explain_args_method_item_aggregate_pipeline_item_subtype0_vector_search_variant0_limit"
+            )]
             limit: u64,
             /// Number of candidates for the ANN algorithm. Mandatory when exact is false.
             #[serde(rename = "numCandidates", skip_serializing_if = "Option::is_none")]
@@ -2354,7 +2360,9 @@ pub mod types {
             filter: Option<Map<String, Value>>,
             /// Name of the index, as retrieved from the `collection-indexes` tool.
             index: String,
-            #[serde(default = "mcp_bindgen::__private::default_u64::<u64, 10>")]
+            #[serde(
+                default = "defaults::explain_args_method_item_aggregate_pipeline_item_subtype0_vector_search_variant1_limit"
+            )]
             limit: u64,
             /// The embedding model to use for generating embeddings from the query text. If not specified, defaults to the model configured in the auto-embed index definition.
             #[serde(skip_serializing_if = "Option::is_none")]
@@ -3111,7 +3119,9 @@ pub mod types {
             filter: Option<Map<String, Value>>,
             /// Name of the index, as retrieved from the `collection-indexes` tool.
             index: String,
-            #[serde(default = "mcp_bindgen::__private::default_u64::<u64, 10>")]
+            #[serde(
+                default = "defaults::export_args_export_target_item_aggregate_pipeline_item_subtype0_vector_search_variant0_limit"
+            )]
             limit: u64,
             /// Number of candidates for the ANN algorithm. Mandatory when exact is false.
             #[serde(rename = "numCandidates", skip_serializing_if = "Option::is_none")]
@@ -3131,7 +3141,9 @@ pub mod types {
             filter: Option<Map<String, Value>>,
             /// Name of the index, as retrieved from the `collection-indexes` tool.
             index: String,
-            #[serde(default = "mcp_bindgen::__private::default_u64::<u64, 10>")]
+            #[serde(
+                default = "defaults::export_args_export_target_item_aggregate_pipeline_item_subtype0_vector_search_variant1_limit"
+            )]
             limit: u64,
             /// The embedding model to use for generating embeddings from the query text. If not specified, defaults to the model configured in the auto-embed index definition.
             #[serde(skip_serializing_if = "Option::is_none")]
@@ -4185,7 +4197,7 @@ pub mod types {
         /// The connection to run the operation against. Use the id returned by one of the connect tools.
         pub connection_id: String,
         /// The maximum number of log entries to return.
-        #[serde(default = "mcp_bindgen::__private::default_u64::<u64, 50>")]
+        #[serde(default = "defaults::mongodb_logs_args_limit")]
         pub limit: u64,
         /// The type of logs to return. Global returns all recent log entries, while startupWarnings returns only warnings and errors from when the process started.
         #[serde(default = "defaults::mongodb_logs_args_type")]
@@ -4431,6 +4443,34 @@ pub mod types {
 
         pub(super) fn search_knowledge_args_limit() -> f64 {
             5_f64
+        }
+
+        pub(super) fn aggregate_args_pipeline_item_subtype0_vector_search_variant0_limit() -> u64 {
+            10
+        }
+
+        pub(super) fn aggregate_args_pipeline_item_subtype0_vector_search_variant1_limit() -> u64 {
+            10
+        }
+
+        pub(super) fn explain_args_method_item_aggregate_pipeline_item_subtype0_vector_search_variant0_limit() -> u64 {
+            10
+        }
+
+        pub(super) fn explain_args_method_item_aggregate_pipeline_item_subtype0_vector_search_variant1_limit() -> u64 {
+            10
+        }
+
+        pub(super) fn export_args_export_target_item_aggregate_pipeline_item_subtype0_vector_search_variant0_limit() -> u64 {
+            10
+        }
+
+        pub(super) fn export_args_export_target_item_aggregate_pipeline_item_subtype0_vector_search_variant1_limit() -> u64 {
+            10
+        }
+
+        pub(super) fn mongodb_logs_args_limit() -> u64 {
+            50
         }
     }
 }

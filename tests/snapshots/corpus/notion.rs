@@ -215,7 +215,7 @@ pub mod types {
         /// Identifier for a [block](ref:block)
         pub block_id: String,
         /// The number of items from the full list desired in the response. Maximum: 100
-        #[serde(default = "mcp_bindgen::__private::default_u64::<i32, 100>")]
+        #[serde(default = "defaults::api_get_block_children_args_page_size")]
         pub page_size: i32,
         /// If supplied, this endpoint will return a page of results starting after the cursor provided. If not supplied, this endpoint will return the first page of results.
         #[serde(skip_serializing_if = "Option::is_none")]
@@ -232,7 +232,7 @@ pub mod types {
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct ApiGetUsersArgs {
         /// The number of items from the full list desired in the response. Maximum: 100
-        #[serde(default = "mcp_bindgen::__private::default_u64::<i64, 100>")]
+        #[serde(default = "defaults::api_get_users_args_page_size")]
         pub page_size: i64,
         /// If supplied, this endpoint will return a page of results starting after the cursor provided. If not supplied, this endpoint will return the first page of results.
         #[serde(skip_serializing_if = "Option::is_none")]
@@ -253,7 +253,7 @@ pub mod types {
     pub struct ApiListDataSourceTemplatesArgs {
         /// Identifier for a Notion data source
         pub data_source_id: String,
-        #[serde(default = "mcp_bindgen::__private::default_u64::<i64, 100>")]
+        #[serde(default = "defaults::api_list_data_source_templates_args_page_size")]
         pub page_size: i64,
         #[serde(skip_serializing_if = "Option::is_none")]
         pub start_cursor: Option<String>,
@@ -1072,7 +1072,7 @@ pub mod types {
         #[serde(skip_serializing_if = "Option::is_none")]
         pub filter: Option<ApiPostSearchArgsFilter>,
         /// The number of items from the full list to include in the response. Maximum: `100`.
-        #[serde(default = "mcp_bindgen::__private::default_u64::<i32, 100>")]
+        #[serde(default = "defaults::api_post_search_args_page_size")]
         pub page_size: i32,
         /// The text that the API compares page and database titles against.
         #[serde(skip_serializing_if = "Option::is_none")]
@@ -1206,7 +1206,7 @@ pub mod types {
         pub filter_properties: Option<Vec<ApiQueryDataSourceArgsFilterPropertiesItem>>,
         #[serde(skip_serializing_if = "Option::is_none")]
         pub in_trash: Option<bool>,
-        #[serde(default = "mcp_bindgen::__private::default_u64::<i64, 100>")]
+        #[serde(default = "defaults::api_query_data_source_args_page_size")]
         pub page_size: i64,
         #[serde(default, skip_serializing_if = "Option::is_none")]
         pub sorts: Option<Vec<ApiQueryDataSourceArgsSortsItem>>,
@@ -1391,7 +1391,7 @@ pub mod types {
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct ApiUpdateABlockArgs {
         /// Set to true to archive (delete) a block. Set to false to un-archive (restore) a block.
-        #[serde(default = "mcp_bindgen::__private::default_bool::<true>")]
+        #[serde(default = "defaults::api_update_a_block_args_archived")]
         pub archived: bool,
         /// Identifier for a Notion block
         pub block_id: String,
@@ -1771,6 +1771,33 @@ pub mod types {
         pub replace_all_matches: Option<bool>,
         #[serde(flatten)]
         pub extra: Map<String, Value>,
+    }
+
+    /// Generation of default values for serde.
+    mod defaults {
+        pub(super) fn api_get_block_children_args_page_size() -> i32 {
+            100
+        }
+
+        pub(super) fn api_get_users_args_page_size() -> i64 {
+            100
+        }
+
+        pub(super) fn api_list_data_source_templates_args_page_size() -> i64 {
+            100
+        }
+
+        pub(super) fn api_post_search_args_page_size() -> i32 {
+            100
+        }
+
+        pub(super) fn api_query_data_source_args_page_size() -> i64 {
+            100
+        }
+
+        pub(super) fn api_update_a_block_args_archived() -> bool {
+            true
+        }
     }
 }
 

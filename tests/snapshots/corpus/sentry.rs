@@ -231,7 +231,7 @@ pub mod types {
         #[serde(skip_serializing_if = "Option::is_none")]
         pub end: Option<String>,
         /// Show only user code frames in the hotspot table. Set to false to include library frames.
-        #[serde(default = "mcp_bindgen::__private::default_bool::<true>")]
+        #[serde(default = "defaults::get_profile_details_args_focus_on_user_code")]
         pub focus_on_user_code: bool,
         /// The organization's slug. You can find a existing list of organizations you have access to using the `find_organizations()` tool.
         #[serde(skip_serializing_if = "Option::is_none")]
@@ -436,7 +436,7 @@ pub mod types {
         /// Maximum number of results to return (1-10)
         #[serde(
             rename = "maxResults",
-            default = "mcp_bindgen::__private::default_u64::<u64, 3>"
+            default = "defaults::search_docs_args_max_results"
         )]
         pub max_results: u64,
         /// The search query in natural language. Be specific about what you're looking for.
@@ -1597,6 +1597,14 @@ pub mod types {
 
         pub(super) fn search_issues_args_sort() -> super::SearchIssuesArgsSort {
             super::SearchIssuesArgsSort::Date
+        }
+
+        pub(super) fn get_profile_details_args_focus_on_user_code() -> bool {
+            true
+        }
+
+        pub(super) fn search_docs_args_max_results() -> u64 {
+            3
         }
     }
 }

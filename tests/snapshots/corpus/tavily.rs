@@ -31,7 +31,7 @@ pub mod types {
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct TavilyCrawlArgs {
         /// Whether to return external links in the final response
-        #[serde(default = "mcp_bindgen::__private::default_bool::<true>")]
+        #[serde(default = "defaults::tavily_crawl_args_allow_external")]
         pub allow_external: bool,
         /// Advanced extraction retrieves more data, including tables and embedded content, with higher success but may increase latency
         #[serde(default = "defaults::tavily_crawl_args_extract_depth")]
@@ -46,13 +46,13 @@ pub mod types {
         #[serde(skip_serializing_if = "Option::is_none")]
         pub instructions: Option<String>,
         /// Total number of links the crawler will process before stopping
-        #[serde(default = "mcp_bindgen::__private::default_u64::<u64, 50>")]
+        #[serde(default = "defaults::tavily_crawl_args_limit")]
         pub limit: u64,
         /// Max number of links to follow per level of the tree (i.e., per page)
-        #[serde(default = "mcp_bindgen::__private::default_u64::<u64, 20>")]
+        #[serde(default = "defaults::tavily_crawl_args_max_breadth")]
         pub max_breadth: u64,
         /// Max depth of the crawl. Defines how far from the base URL the crawler can explore.
-        #[serde(default = "mcp_bindgen::__private::default_u64::<u64, 1>")]
+        #[serde(default = "defaults::tavily_crawl_args_max_depth")]
         pub max_depth: u64,
         /// Regex patterns to restrict crawling to specific domains or subdomains (e.g., ^docs\.example\.com$)
         #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -370,19 +370,19 @@ pub mod types {
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct TavilyMapArgs {
         /// Whether to return external links in the final response
-        #[serde(default = "mcp_bindgen::__private::default_bool::<true>")]
+        #[serde(default = "defaults::tavily_map_args_allow_external")]
         pub allow_external: bool,
         /// Natural language instructions for the crawler
         #[serde(skip_serializing_if = "Option::is_none")]
         pub instructions: Option<String>,
         /// Total number of links the crawler will process before stopping
-        #[serde(default = "mcp_bindgen::__private::default_u64::<u64, 50>")]
+        #[serde(default = "defaults::tavily_map_args_limit")]
         pub limit: u64,
         /// Max number of links to follow per level of the tree (i.e., per page)
-        #[serde(default = "mcp_bindgen::__private::default_u64::<u64, 20>")]
+        #[serde(default = "defaults::tavily_map_args_max_breadth")]
         pub max_breadth: u64,
         /// Max depth of the mapping. Defines how far from the base URL the crawler can explore
-        #[serde(default = "mcp_bindgen::__private::default_u64::<u64, 1>")]
+        #[serde(default = "defaults::tavily_map_args_max_depth")]
         pub max_depth: u64,
         /// Regex patterns to restrict crawling to specific domains or subdomains (e.g., ^docs\.example\.com$)
         #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -771,6 +771,38 @@ pub mod types {
 
         pub(super) fn tavily_search_args_topic() -> super::TavilySearchArgsTopic {
             super::TavilySearchArgsTopic::General
+        }
+
+        pub(super) fn tavily_crawl_args_allow_external() -> bool {
+            true
+        }
+
+        pub(super) fn tavily_crawl_args_limit() -> u64 {
+            50
+        }
+
+        pub(super) fn tavily_crawl_args_max_breadth() -> u64 {
+            20
+        }
+
+        pub(super) fn tavily_crawl_args_max_depth() -> u64 {
+            1
+        }
+
+        pub(super) fn tavily_map_args_allow_external() -> bool {
+            true
+        }
+
+        pub(super) fn tavily_map_args_limit() -> u64 {
+            50
+        }
+
+        pub(super) fn tavily_map_args_max_breadth() -> u64 {
+            20
+        }
+
+        pub(super) fn tavily_map_args_max_depth() -> u64 {
+            1
         }
     }
 }
