@@ -95,7 +95,8 @@ impl RouteState {
         let outlet = self.outlet.take();
         if self.holding {
             self.held = Some(reply);
-            return true;
+            // What a send would say: the client is still there to be answered.
+            return outlet.is_none_or(|o| !o.is_closed());
         }
         match outlet {
             Some(outlet) => outlet.send(Outbound::Done(reply)).is_ok(),
