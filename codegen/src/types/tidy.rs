@@ -3,8 +3,10 @@
 //!
 //! - Identical constrained newtypes (four tools that each take a 24-hex id) become one type,
 //!   named from their shared description (`ObjectId`), or the words their names end with.
-//! - typify's per-module helpers (`error::ConversionError`, the stock `defaults`) are the
-//!   runtime's (`mcp_bindgen::__private`), written once there.
+//! - typify's per-module helpers (`error::ConversionError`, the stock generic `defaults`) are
+//!   the runtime's (`mcp_bindgen::__private`), written once there; a stock default of a `bool`
+//!   or integer field then becomes a named function of the module's `defaults`
+//!   (`defaults.rs`).
 //! - Bounded integers are plain integers (`u64`, not `NonZeroU64`): the tool's input schema is
 //!   checked against both bounds before each call, so `limit: 50` is all a caller writes.
 //!   For the same reason a checked string or array that one field alone uses is plain
