@@ -320,6 +320,7 @@ fn rust_types(items: &[syn::Item], out: &mut BTreeMap<String, RustType>) {
                 }
             }
             syn::Item::Struct(s) => {
+                let rename_all = rename_all(&s.attrs);
                 let ty = match &s.fields {
                     syn::Fields::Named(named) => {
                         let mut fields = BTreeMap::new();
@@ -331,9 +332,13 @@ fn rust_types(items: &[syn::Item], out: &mut BTreeMap<String, RustType>) {
                                 continue;
                             }
                             let ident = field.ident.as_ref().expect("named").to_string();
-                            let wire = serde
-                                .rename
-                                .unwrap_or_else(|| ident.trim_start_matches("r#").to_owned());
+                            let wire = serde.rename.unwrap_or_else(|| {
+                                let own = ident.trim_start_matches("r#");
+                                match &rename_all {
+                                    Some(rule) => serde_field_rule(rule, own),
+                                    None => own.to_owned(),
+                                }
+                            });
                             let (layers, inner) = option_layers(&field.ty);
                             let (optional, nullable) = match layers {
                                 0 => (serde.skip || serde.default, false),
@@ -370,6 +375,56 @@ fn rust_types(items: &[syn::Item], out: &mut BTreeMap<String, RustType>) {
             }
             _ => {}
         }
+    }
+}
+
+/// A type's `#[serde(rename_all = "..")]`.
+fn rename_all(attrs: &[syn::Attribute]) -> Option<String> {
+    let mut rule = None;
+    for attr in attrs.iter().filter(|a| a.path().is_ident("serde")) {
+        attr.parse_nested_meta(|meta| {
+            if meta.path.is_ident("rename_all") {
+                let value: syn::LitStr = meta.value()?.parse()?;
+                rule = Some(value.value());
+            } else if meta.input.peek(syn::Token![=]) {
+                let _: syn::Expr = meta.value()?.parse()?;
+            }
+            Ok(())
+        })
+        .expect("serde attributes parse");
+    }
+    rule
+}
+
+/// A field's name on the wire under a type's `rename_all` rule, as serde's documentation
+/// describes each rule (written here from the rules, not taken from the generator).
+fn serde_field_rule(rule: &str, field: &str) -> String {
+    let words: Vec<&str> = field.split('_').filter(|w| !w.is_empty()).collect();
+    let capitalized = |w: &str| {
+        let mut chars = w.chars();
+        chars
+            .next()
+            .map(|c| c.to_ascii_uppercase().to_string() + chars.as_str())
+            .unwrap_or_default()
+    };
+    match rule {
+        "camelCase" => words
+            .iter()
+            .enumerate()
+            .map(|(i, w)| {
+                if i == 0 {
+                    (*w).to_owned()
+                } else {
+                    capitalized(w)
+                }
+            })
+            .collect(),
+        "PascalCase" => words.iter().map(|w| capitalized(w)).collect(),
+        "kebab-case" => field.replace('_', "-"),
+        "SCREAMING_SNAKE_CASE" | "UPPERCASE" => field.to_ascii_uppercase(),
+        "SCREAMING-KEBAB-CASE" => field.to_ascii_uppercase().replace('_', "-"),
+        "lowercase" | "snake_case" => field.to_owned(),
+        other => panic!("a rename_all rule this test does not know: {other}"),
     }
 }
 
