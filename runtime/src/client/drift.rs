@@ -512,7 +512,7 @@ fn judge(guard: &mut Guard, live: &[Value], policy: DriftPolicy) -> DriftReport 
     report
 }
 
-/// What the module recorded, `text` parsed once and kept in the guard.
+/// What the module recorded, made by `recorded` once and kept in the guard.
 fn expected(guard: &mut Guard, recorded: impl FnOnce() -> Value) -> Arc<Value> {
     guard
         .expected
