@@ -163,13 +163,9 @@ impl Recorded {
                 self.names.len()
             ));
         }
-        for tool in &mut tools {
-            let Some(object) = tool.as_object_mut() else {
-                continue;
-            };
-            let name = object.get("name").and_then(serde_json::Value::as_str);
-            let Some(i) = name.and_then(|name| self.names.iter().position(|n| n == name)) else {
-                continue;
+        mcp_bindgen_diff::recorded::put_back_input_schemas(&mut tools, |name| {
+            let Some(i) = self.names.iter().position(|n| n == name) else {
+                return Ok(None);
             };
             let schema = &self.schemas[i];
             let text = self
@@ -177,10 +173,10 @@ impl Recorded {
                 .iter()
                 .find_map(|(ident, text)| (ident == schema).then_some(text))
                 .ok_or_else(|| format!("no static `schemas::{schema}`"))?;
-            let parsed = serde_json::from_str(text)
-                .map_err(|e| format!("`schemas::{schema}` does not parse: {e}"))?;
-            object.insert("inputSchema".to_owned(), parsed);
-        }
+            serde_json::from_str(text)
+                .map(Some)
+                .map_err(|e| format!("`schemas::{schema}` does not parse: {e}"))
+        })?;
         serde_json::to_string(&tools).map_err(|e| e.to_string())
     }
 }

@@ -95,3 +95,26 @@ fn a_schema_list_that_does_not_fit_is_refused_with_its_reason() {
         "{error}"
     );
 }
+
+/// `diff --against-module` on such a module: the error names the file and says what to do.
+#[test]
+fn read_module_names_the_file_whose_provenance_cannot_be_read_back() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let path = dir.path().join("client.rs");
+    std::fs::write(
+        &path,
+        r##"
+        pub const TOOL_NAMES: &[&str] = &["echo"];
+        pub static PROVENANCE: Provenance = Provenance::with_input_schemas(
+            Provenance::new("g", "sha256:0", TOOL_NAMES, r#"[{"name":"echo"}]"#),
+            &[&schemas::ECHO],
+        );
+        "##,
+    )
+    .expect("write");
+    let error = read_module(&path).expect_err("refused").to_string();
+    assert!(error.contains(&path.display().to_string()), "{error}");
+    assert!(error.contains("cannot be read back"), "{error}");
+    assert!(error.contains("no static `schemas::ECHO`"), "{error}");
+    assert!(error.contains("regenerate the module"), "{error}");
+}

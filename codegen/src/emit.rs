@@ -173,18 +173,10 @@ fn client(
     let listed = || plans.iter().map(|p| &p.tool.raw);
     let digest = mcp_bindgen_diff::digest::digest(listed());
     // The definitions without their input schemas, which `schemas` holds: once in the module.
-    let without_schemas: Vec<serde_json::Value> = listed()
-        .map(|tool| {
-            let mut tool = tool.clone();
-            if let Some(object) = tool.as_object_mut() {
-                object.remove("inputSchema");
-            }
-            tool
-        })
-        .collect();
+    let without_schemas = mcp_bindgen_diff::recorded::without_input_schemas(listed());
     let tools = raw_string(&mcp_bindgen_diff::digest::canonical(&without_schemas));
     let schema_refs = plans.iter().map(|p| {
-        let schema = format_ident!("{}", p.method.to_shouty_snake_case());
+        let schema = schema_static(p);
         quote!(&schemas::#schema)
     });
     // The prompts, resources and templates the module's methods use, checked as tools are.
@@ -365,12 +357,17 @@ fn about(config: &ServerConfig, capture: &Capture, server_name: &str, tools: usi
     about
 }
 
+/// The `schemas` static holding a tool's input schema (`PROVENANCE` refers to it too).
+fn schema_static(plan: &Plan<'_>) -> proc_macro2::Ident {
+    format_ident!("{}", plan.method.to_shouty_snake_case())
+}
+
 /// A tool's method pair, to fill into the templates, and the static holding its input
 /// schema.
 fn tool_methods<'a>(plan: &Plan<'a>, signature: &Signature) -> (Placeholders<'a>, TokenStream) {
     let tool = plan.tool;
     let name = &tool.name;
-    let schema_const = format_ident!("{}", plan.method.to_shouty_snake_case());
+    let schema_const = schema_static(plan);
     let output: syn::Type = match signature.output.name() {
         Some(output) => {
             let output = format_ident!("{output}");

@@ -35,6 +35,7 @@ mod format;
 pub mod inclusion;
 pub mod param_headers;
 pub mod pointer;
+pub mod recorded;
 mod rename;
 mod resolve;
 pub mod rules;

@@ -123,20 +123,16 @@ impl Provenance {
         if self.input_schemas.is_empty() {
             return tools;
         }
-        for tool in &mut tools {
-            let Some(object) = tool.as_object_mut() else {
-                continue;
-            };
-            let schema = object
-                .get("name")
-                .and_then(Value::as_str)
-                .and_then(|name| self.names.iter().position(|n| *n == name))
+        let schema_of = |name: &str| {
+            let schema = self
+                .names
+                .iter()
+                .position(|n| *n == name)
                 .and_then(|i| self.input_schemas.get(i))
                 .and_then(|schema| schema.schema());
-            if let Some(schema) = schema {
-                object.insert("inputSchema".to_owned(), schema.clone());
-            }
-        }
+            Ok::<_, std::convert::Infallible>(schema.cloned())
+        };
+        let Ok(()) = mcp_bindgen_diff::recorded::put_back_input_schemas(&mut tools, schema_of);
         tools
     }
 
