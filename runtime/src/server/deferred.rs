@@ -81,11 +81,16 @@ pub(super) struct RouteState {
     pub(super) progress_token: Option<Value>,
     pub(super) log_level: Option<LogLevel>,
     pub(super) answered: bool,
-    /// While the handler's `start` runs, an answer is held here for `Registry::run` to
-    /// return (an answer given at once leaves the way every other answer does); afterwards
-    /// it goes through the outlet.
-    pub(super) holding: bool,
-    pub(super) held: Option<Reply>,
+    pub(super) hold: Hold,
+}
+
+/// Where a call's answer goes when it is given.
+pub(super) enum Hold {
+    /// While the handler's `start` runs: kept here for `Registry::run` to return, so an
+    /// answer given at once leaves the way every other answer does.
+    During(Option<Reply>),
+    /// Afterwards (and for a task's call, or a resumed one): through the outlet.
+    Off,
 }
 
 impl RouteState {
@@ -93,8 +98,8 @@ impl RouteState {
     /// Returns whether it can still reach the client.
     fn give(&mut self, reply: Reply) -> bool {
         let outlet = self.outlet.take();
-        if self.holding {
-            self.held = Some(reply);
+        if let Hold::During(held) = &mut self.hold {
+            *held = Some(reply);
             // What a send would say: the client is still there to be answered.
             return outlet.is_none_or(|o| !o.is_closed());
         }
@@ -135,9 +140,10 @@ impl CallRoute {
     /// Ends the handler's `start`: the answer it gave, if it gave one, for `Registry::run`
     /// to return; any later answer goes through the outlet.
     pub(super) fn take_held(&self) -> Option<Reply> {
-        let mut state = self.lock();
-        state.holding = false;
-        state.held.take()
+        match std::mem::replace(&mut self.lock().hold, Hold::Off) {
+            Hold::During(held) => held,
+            Hold::Off => None,
+        }
     }
 
     /// Sends `method` to the call's client on its stream (see [`Call::request`]).

@@ -17,7 +17,7 @@ use serde_json::{Map, Value};
 use tokio::sync::mpsc;
 
 use super::announce::{self, Changes, InBand};
-use super::deferred::{Call, CallRoute, RouteState, Waiters};
+use super::deferred::{Call, CallRoute, Hold, RouteState, Waiters};
 use super::input::{self, Input, Outcome, Sealer};
 use super::prompts::Prompt;
 use super::registrar::{Edits, Registrar};
@@ -1110,8 +1110,11 @@ impl<Ctx> Registry<Ctx> {
                         answered: false,
                         // A task's call answers into the task; the request's answer is the
                         // task it made.
-                        holding: !in_task,
-                        held: None,
+                        hold: if in_task {
+                            Hold::Off
+                        } else {
+                            Hold::During(None)
+                        },
                     }),
                 });
                 let outcome =

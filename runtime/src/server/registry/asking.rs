@@ -13,7 +13,7 @@ use serde_json::{Map, Value};
 use super::{Registry, Run, panicked};
 use crate::JsonTree;
 use crate::server::ToolError;
-use crate::server::deferred::{CallRoute, ClientRequest, RouteState};
+use crate::server::deferred::{CallRoute, ClientRequest, Hold, RouteState};
 use crate::server::input::{Input, InputRequired, Outcome};
 use crate::server::wire::{CallResult, Outbound, OutboundTx};
 
@@ -68,8 +68,7 @@ impl<Ctx> Registry<Ctx> {
                 progress_token: None,
                 log_level: None,
                 answered: false,
-                holding: false,
-                held: None,
+                hold: Hold::Off,
             }),
         })
     }
