@@ -113,7 +113,7 @@ fn rewrite(attr: &mut syn::Attribute, function: &syn::Ident) -> Option<syn::Item
                     lit: syn::Lit::Str(text),
                     ..
                 }) = &nv.value
-                && let Some((ty, value)) = stock(&text.value())
+                && let Some((ty, value)) = stock_text(&text.value())
             {
                 made = Some(syn::parse_quote! {
                     pub(super) fn #function() -> #ty {
@@ -131,17 +131,28 @@ fn rewrite(attr: &mut syn::Attribute, function: &syn::Ident) -> Option<syn::Item
     Some(made)
 }
 
-/// A stock helper's type and value: `..::default_u64::<u64, 50>` is `(u64, 50)`,
-/// `..::default_bool::<true>` is `(bool, true)`. `None` for anything else, or a type that is
-/// not a primitive.
-fn stock(text: &str) -> Option<(syn::Type, syn::Expr)> {
+/// A stock helper's type and value, from its default text: `..::default_u64::<u64, 50>` is
+/// `(u64, 50)`. See [`stock`].
+fn stock_text(text: &str) -> Option<(syn::Type, syn::Expr)> {
     let path: syn::ExprPath = syn::parse_str(text).ok()?;
-    let last = path.path.segments.last()?;
+    stock(&path.path)
+}
+
+/// A path to one of the runtime's stock default helpers, read: its type and its value
+/// (`::mcp_bindgen::__private::default_u64::<u64, 50>` is `(u64, 50)`,
+/// `..::default_bool::<true>` is `(bool, true)`). `None` for any other path, or a type that is
+/// not a primitive, or a value that is not a literal. A `Default` impl's call of one becomes
+/// its value, and a field's `default = ".."` a named function returning it.
+pub(super) fn stock(path: &syn::Path) -> Option<(syn::Type, syn::Expr)> {
+    let last = path.segments.last()?;
     let helper = last.ident.to_string();
-    if !matches!(
-        helper.as_str(),
-        "default_bool" | "default_i64" | "default_u64"
-    ) {
+    let runtime = path.segments.iter().any(|s| s.ident == "__private");
+    if !runtime
+        || !matches!(
+            helper.as_str(),
+            "default_bool" | "default_i64" | "default_u64"
+        )
+    {
         return None;
     }
     let syn::PathArguments::AngleBracketed(args) = &last.arguments else {

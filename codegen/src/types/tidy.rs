@@ -192,44 +192,11 @@ impl VisitMut for Helpers {
     /// `default_u64::<u64, 50>()` in a `Default` impl is `50`.
     fn visit_expr_mut(&mut self, expr: &mut syn::Expr) {
         syn::visit_mut::visit_expr_mut(self, expr);
-        let syn::Expr::Call(call) = expr else {
-            return;
-        };
-        let syn::Expr::Path(func) = &*call.func else {
-            return;
-        };
-        let Some(last) = func.path.segments.last() else {
-            return;
-        };
-        let stock = func.path.segments.len() > 1
-            && matches!(
-                last.ident.to_string().as_str(),
-                "default_bool" | "default_i64" | "default_u64"
-            )
-            && func.path.segments.iter().any(|s| s.ident == "__private");
-        if !stock || !call.args.is_empty() {
-            return;
-        }
-        let syn::PathArguments::AngleBracketed(args) = &last.arguments else {
-            return;
-        };
-        let primitive = |ty: &syn::Type| {
-            single_ident(ty).is_some_and(|t| {
-                matches!(
-                    t.as_str(),
-                    "u8" | "u16" | "u32" | "u64" | "i8" | "i16" | "i32" | "i64"
-                )
-            })
-        };
-        let value = match args.args.iter().collect::<Vec<_>>().as_slice() {
-            [syn::GenericArgument::Const(value)] => value.clone(),
-            [
-                syn::GenericArgument::Type(ty),
-                syn::GenericArgument::Const(value),
-            ] if primitive(ty) => value.clone(),
-            _ => return,
-        };
-        if let syn::Expr::Lit(_) | syn::Expr::Unary(_) = value {
+        if let syn::Expr::Call(call) = expr
+            && call.args.is_empty()
+            && let syn::Expr::Path(func) = &*call.func
+            && let Some((_, value)) = super::defaults::stock(&func.path)
+        {
             *expr = value;
         }
     }
