@@ -37,8 +37,7 @@ pub(super) fn named_defaults(items: &mut Vec<syn::Item>) {
             let Some(ident) = &field.ident else {
                 continue;
             };
-            let name = ident.to_string();
-            let name = name.strip_prefix("r#").unwrap_or(&name);
+            let name = syn::ext::IdentExt::unraw(ident);
             let base = format!("{owner}_{name}");
             let mut function = base.clone();
             let mut n = 2;

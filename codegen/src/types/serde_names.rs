@@ -61,11 +61,7 @@ pub(super) fn rename_all(items: &mut [syn::Item]) {
 
 /// A member's name as serde sees it (`r#type` is `type`).
 fn unraw(ident: &proc_macro2::Ident) -> String {
-    let name = ident.to_string();
-    match name.strip_prefix("r#") {
-        Some(name) => name.to_owned(),
-        None => name,
-    }
+    syn::ext::IdentExt::unraw(ident).to_string()
 }
 
 /// What a member's serde attributes say of its name.
