@@ -39,6 +39,16 @@ pub fn canonical<'a>(tools: impl IntoIterator<Item = &'a Value>) -> String {
     String::from_utf8(out).unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned())
 }
 
+/// The canonical JSON of any value: object keys sorted at every depth, no white space, so that
+/// equal values give equal text whatever their key order (and whichever map type serde_json
+/// was built with).
+pub fn canonical_value(value: &Value) -> String {
+    let mut out = Vec::new();
+    write_value(value, &mut out);
+    // Only valid UTF-8 goes in: JSON text from `serde_json` and `str` keys.
+    String::from_utf8(out).unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned())
+}
+
 /// `sha256:` and the hex SHA-256 of the [`canonical`] JSON of `tools`.
 pub fn digest<'a>(tools: impl IntoIterator<Item = &'a Value>) -> String {
     let mut hasher = Hasher::new();

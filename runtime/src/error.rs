@@ -162,6 +162,14 @@ impl Error {
         }
     }
 
+    /// A transport error caused by the HTTP client: its error without the URL it names (a
+    /// server's URL may carry an API key in its query, and the cause's text is shown wherever
+    /// the error is: messages, logs, traces).
+    #[cfg(feature = "client")]
+    pub(crate) fn web(message: impl Into<String>, cause: reqwest::Error) -> Self {
+        Error::transport_source(message, cause.without_url())
+    }
+
     /// A transport error wrapping the error that caused it.
     pub fn transport_source(
         message: impl Into<String>,

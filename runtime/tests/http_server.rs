@@ -280,6 +280,54 @@ fn bearer_token_is_required_when_configured() {
         post(game.port, CALL, "Authorization: Bearer s3cret\r\n").status,
         200
     );
+    // The legacy era's GET stream checks it too.
+    let get = |authorization: &str| {
+        let mut stream = TcpStream::connect(("127.0.0.1", game.port)).expect("connects");
+        stream
+            .set_read_timeout(Some(Duration::from_secs(20)))
+            .expect("timeout");
+        write!(
+            stream,
+            "GET /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nAccept: text/event-stream\r\n\
+             {authorization}Connection: close\r\n\r\n"
+        )
+        .expect("writes");
+        // The head alone: an accepted stream stays open.
+        let mut head = Vec::new();
+        let mut byte = [0u8];
+        while !head.ends_with(b"\r\n\r\n") && stream.read(&mut byte).expect("reads") == 1 {
+            head.push(byte[0]);
+        }
+        parse(&String::from_utf8_lossy(&head))
+    };
+    let none = get("");
+    assert_eq!(none.status, 401, "a GET stream without a token");
+    assert!(none.headers.contains("www-authenticate: bearer"));
+    assert_eq!(get("Authorization: Bearer wrong!\r\n").status, 401);
+    let open = get("Authorization: Bearer s3cret\r\n");
+    assert_eq!(open.status, 200);
+    assert!(open.headers.contains("content-type: text/event-stream"));
+    game.stop();
+}
+
+#[test]
+fn each_bearer_token_is_accepted() {
+    let game = GameLoop::start(
+        ServerBuilder::new()
+            .bearer_token("alice")
+            .bearer_token("bob"),
+    );
+    for token in ["alice", "bob"] {
+        let header = format!("Authorization: Bearer {token}\r\n");
+        assert_eq!(post(game.port, CALL, &header).status, 200, "{token}");
+    }
+    for wrong in [
+        "",
+        "Authorization: Bearer carol\r\n",
+        "Authorization: Bearer alic\r\n",
+    ] {
+        assert_eq!(post(game.port, CALL, wrong).status, 401, "{wrong:?}");
+    }
     game.stop();
 }
 

@@ -12,7 +12,7 @@ use std::thread;
 use std::time::Duration;
 
 use mcp_bindgen::server::{
-    Call, CallHandler, ClientRequest, Handler, McpTool, Registry, Server, ToolError,
+    Call, CallHandler, ClientRequest, Handler, McpTool, Registry, ServerBuilder, ToolError,
 };
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -152,13 +152,27 @@ struct Running {
 }
 
 impl Running {
+    /// A server without tokens: its one client owns every task.
     fn start() -> Self {
+        Running::serving(ServerBuilder::new(), registry)
+    }
+
+    /// A server with a token for each of alice, mallory and bob: three owners.
+    fn with_owners() -> Self {
+        let builder = ServerBuilder::new()
+            .bearer_token("alice")
+            .bearer_token("mallory")
+            .bearer_token("bob");
+        Running::serving(builder, registry)
+    }
+
+    fn serving(builder: ServerBuilder, registry: fn() -> Registry<Game>) -> Self {
         let stop = Arc::new(AtomicBool::new(false));
         let abandoned = Arc::new(AtomicUsize::new(0));
         let (port_tx, port_rx) = std::sync::mpsc::channel();
         let (flag, count) = (stop.clone(), abandoned.clone());
         let thread = thread::spawn(move || {
-            let mut server = Server::listen(registry(), 0).expect("listens");
+            let mut server = builder.port(0).listen(registry()).expect("listens");
             port_tx.send(server.port()).expect("port");
             let mut game = Game {
                 abandoned: count,
@@ -298,7 +312,7 @@ fn a_legacy_task_runs_over_frames_and_tasks_result_waits_for_it() {
 
 #[test]
 fn cancelling_a_task_abandons_the_games_call_and_tasks_belong_to_their_credential() {
-    let game = Running::start();
+    let game = Running::with_owners();
     let alice = Some("Bearer alice");
     let created = game.post(
         &request(
@@ -312,21 +326,25 @@ fn cancelling_a_task_abandons_the_games_call_and_tasks_belong_to_their_credentia
     assert_eq!(created["result"]["status"], "working");
     let id = created["result"]["taskId"].as_str().unwrap().to_owned();
 
-    // Another credential, or none, cannot see it, list it or cancel it.
-    for other in [Some("Bearer mallory"), None] {
-        let got = game.post(
-            &request(Some(TASKS), "tasks/get", json!({"taskId": id})),
-            other,
-        );
-        assert_eq!(got["error"]["code"], -32602, "{got}");
-        let cancel = game.post(
-            &request(Some(TASKS), "tasks/cancel", json!({"taskId": id})),
-            other,
-        );
-        assert_eq!(cancel["error"]["code"], -32602, "{cancel}");
-        let listed = game.post(&request(None, "tasks/list", json!({})), other);
-        assert_eq!(listed["result"]["tasks"], json!([]), "{listed}");
-    }
+    // Another credential cannot see it, list it or cancel it; none is not let in.
+    let anonymous = game.post(
+        &request(Some(TASKS), "tasks/get", json!({"taskId": id})),
+        None,
+    );
+    assert_eq!(anonymous["error"]["code"], -32600, "401: {anonymous}");
+    let mallory = Some("Bearer mallory");
+    let got = game.post(
+        &request(Some(TASKS), "tasks/get", json!({"taskId": id})),
+        mallory,
+    );
+    assert_eq!(got["error"]["code"], -32602, "{got}");
+    let cancel = game.post(
+        &request(Some(TASKS), "tasks/cancel", json!({"taskId": id})),
+        mallory,
+    );
+    assert_eq!(cancel["error"]["code"], -32602, "{cancel}");
+    let listed = game.post(&request(None, "tasks/list", json!({})), mallory);
+    assert_eq!(listed["result"]["tasks"], json!([]), "{listed}");
     let got = game.post(
         &request(Some(TASKS), "tasks/get", json!({"taskId": id})),
         alice,
@@ -504,7 +522,7 @@ impl Listen {
 /// extension is `-32021`.
 #[test]
 fn a_listen_stream_hears_the_status_of_the_tasks_it_names() {
-    let game = Running::start();
+    let game = Running::with_owners();
     let alice = Some("Bearer alice");
     let modern = |method: &str, params: Value| request(Some(TASKS), method, params);
     let created = game.post(
@@ -526,9 +544,19 @@ fn a_listen_stream_hears_the_status_of_the_tasks_it_names() {
         "{}",
         listening.seen
     );
+    // Mallory names alice's task, and a task of her own: hearing of her own task proves her
+    // stream live, so that hearing nothing of alice's means something.
+    let own = game.post(
+        &modern(
+            "tools/call",
+            json!({"name": "run_frames", "arguments": {"frames": 10_000_000}}),
+        ),
+        Some("Bearer mallory"),
+    );
+    let own = own["result"]["taskId"].as_str().expect("a task").to_owned();
     let mut snooping = Listen::open(
         game.port,
-        json!({ "taskIds": [id] }),
+        json!({ "taskIds": [id, own] }),
         "Bearer mallory",
         true,
     );
@@ -571,12 +599,22 @@ fn a_listen_stream_hears_the_status_of_the_tasks_it_names() {
         events.iter().all(|e| e["params"]["taskId"] == id.as_str()),
         "{events:?}"
     );
-    // Whatever mallory's stream got by now, it got no word of alice's task.
-    snooping.read_some();
-    assert_eq!(
-        snooping.task_events(),
-        Vec::<Value>::new(),
+    // Mallory's own task changes after alice's completed: once her stream has that, it has
+    // everything announced before, and no word of alice's task is among it.
+    game.post(
+        &modern("tasks/cancel", json!({ "taskId": own })),
+        Some("Bearer mallory"),
+    );
+    snooping.wait_for(r#""status":"cancelled""#);
+    let heard = snooping.task_events();
+    assert!(
+        heard.iter().any(|e| e["params"]["taskId"] == own.as_str()),
         "{}",
+        snooping.seen
+    );
+    assert!(
+        heard.iter().all(|e| e["params"]["taskId"] != id.as_str()),
+        "mallory heard of alice's task: {}",
         snooping.seen
     );
 
@@ -772,7 +810,7 @@ mod client {
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
     async fn a_task_outlives_its_client_and_is_awaited_typed_after_reconnecting() {
         for protocol in [Protocol::Modern, Protocol::Legacy] {
-            let game = Running::start();
+            let game = Running::with_owners();
             let client = connect(&game, &protocol, "alice").await;
             let handle = client
                 .call_tool_as_task("run_frames", frames(600))
@@ -842,7 +880,7 @@ mod client {
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
     async fn cancelling_through_the_handle_stops_the_games_work() {
         for protocol in [Protocol::Modern, Protocol::Legacy] {
-            let game = Running::start();
+            let game = Running::with_owners();
             let client = connect(&game, &protocol, "alice").await;
             let handle = client
                 .call_tool_as_task("run_frames", frames(10_000_000))
@@ -878,5 +916,89 @@ mod client {
                     .is_some()
             );
         }
+    }
+}
+
+/// Both caps over HTTP: running tasks per owner (a bearer token of the server's), and tasks
+/// kept in all, finished ones forgotten oldest first to make room and a new task refused
+/// when every task kept is running. A header that is not one of the tokens is no new owner:
+/// it is not let in.
+#[test]
+fn tasks_are_capped_per_owner_and_in_all_over_http() {
+    fn capped() -> Registry<Game> {
+        let mut r = Registry::new("caps", "1")
+            .with_tasks(Duration::from_secs(60), 1)
+            .with_tasks_kept(3);
+        r.register_call::<RunFrames>(Duration::from_secs(600))
+            .register::<Rebuild>();
+        r
+    }
+    let builder = ["alice", "bob", "mallory", "carol"]
+        .into_iter()
+        .fold(ServerBuilder::new(), |b, token| b.bearer_token(token));
+    let game = Running::serving(builder, capped);
+    let call = |tool: &str, who: &str| {
+        let arguments = if tool == "run_frames" {
+            json!({"frames": 10_000_000})
+        } else {
+            json!({})
+        };
+        game.post(
+            &request(
+                Some(TASKS),
+                "tools/call",
+                json!({"name": tool, "arguments": arguments}),
+            ),
+            Some(&format!("Bearer {who}")),
+        )
+    };
+    let task = |answer: Value| -> String {
+        answer["result"]["taskId"]
+            .as_str()
+            .unwrap_or_else(|| panic!("a task: {answer}"))
+            .to_owned()
+    };
+    let refused = |answer: &Value, why: &str| {
+        assert_eq!(answer["result"]["isError"], true, "{answer}");
+        let text = answer["result"]["content"][0]["text"].as_str().unwrap();
+        assert!(
+            text.contains("too_many_tasks") && text.contains(why),
+            "{text}"
+        );
+    };
+    let kept = |id: &str, who: &str| {
+        let got = game.post(
+            &request(Some(TASKS), "tasks/get", json!({ "taskId": id })),
+            Some(&format!("Bearer {who}")),
+        );
+        got.get("result").is_some()
+    };
+
+    let running = task(call("run_frames", "alice"));
+    refused(&call("run_frames", "alice"), "too many tasks running (1)");
+    // Varying the header makes no new owner: it is refused at the door.
+    let varied = call("run_frames", "alice-2");
+    assert_eq!(varied["error"]["code"], -32600, "401: {varied}");
+    // Another owner has a cap of its own.
+    let first = task(call("rebuild", "bob"));
+    let second = task(call("rebuild", "bob"));
+    // Three kept: the next forgets the oldest finished one.
+    let third = task(call("rebuild", "bob"));
+    assert!(
+        !kept(&first, "bob"),
+        "the oldest finished task is forgotten"
+    );
+    assert!(kept(&second, "bob") && kept(&third, "bob"));
+    assert!(kept(&running, "alice"), "a running task is never forgotten");
+    let bobs = task(call("run_frames", "bob"));
+    let mallorys = task(call("run_frames", "mallory"));
+    assert!(!kept(&second, "bob") && !kept(&third, "bob"));
+    // Every task kept is running: no room for carol's.
+    refused(
+        &call("rebuild", "carol"),
+        "keeps 3 tasks and all are running",
+    );
+    for (id, who) in [(&running, "alice"), (&bobs, "bob"), (&mallorys, "mallory")] {
+        assert!(kept(id, who), "{who}'s running task");
     }
 }

@@ -289,6 +289,101 @@ fn a_client_call_and_a_server_call_are_traced_without_credentials() {
     }
 }
 
+/// A key the failure tests put in a URL's query: in no error's text, chain or `Debug`, and in
+/// no event, when the connection fails.
+const FAILING_KEY: &str = "SECRET-in-a-failing-url";
+
+/// Every text an error shows: `Display`, `Debug` and each cause's.
+fn every_text(error: &(dyn std::error::Error + 'static)) -> String {
+    let mut text = format!("{error}\n{error:?}");
+    let mut cause = error.source();
+    while let Some(next) = cause {
+        text.push_str(&format!("\n{next}\n{next:?}"));
+        cause = next.source();
+    }
+    text
+}
+
+#[test]
+fn a_key_in_the_url_stays_out_of_a_failed_connection_and_the_listen_retries() {
+    let recorded = recorded();
+    // Nothing listens on port 1: the connection is refused.
+    let connected = pollster::block_on(
+        HttpClient::builder(format!("http://127.0.0.1:1/mcp?api_key={FAILING_KEY}")).connect(),
+    );
+    let Err(refused) = connected else {
+        panic!("nothing listens on port 1");
+    };
+    let text = every_text(&refused);
+    assert!(text.contains("127.0.0.1:1"), "the server is named: {text}");
+    assert!(!text.contains(FAILING_KEY), "the key leaked: {text}");
+
+    // A listen stream whose server goes away retries, and says why each time.
+    let mut registry = Registry::new("going", "1");
+    registry.register::<Echo>();
+    let mut server = ServerBuilder::new()
+        .port(0)
+        .listen(registry)
+        .expect("listens");
+    let port = server.port();
+    let url = format!("http://127.0.0.1:{port}/mcp?api_key={FAILING_KEY}");
+    let (stop_tx, stop_rx) = std::sync::mpsc::channel::<()>();
+    let serving = std::thread::spawn(move || {
+        while stop_rx.try_recv().is_err() {
+            if !server.poll(&mut Ctx) {
+                std::thread::sleep(Duration::from_millis(1));
+            }
+        }
+        server.destroy();
+    });
+    // A handler of tool changes makes the client listen for them.
+    let client = pollster::block_on(HttpClient::builder(&url).on_tools_changed(|_| {}).connect())
+        .expect("connects");
+    std::thread::sleep(Duration::from_millis(300));
+    stop_tx.send(()).expect("the server thread");
+    serving.join().expect("the server thread");
+    let retried = |recorded: &Recorded| {
+        recorded
+            .events
+            .iter()
+            .filter(|e| {
+                e.fields
+                    .get("message")
+                    .is_some_and(|m| m.contains("subscriptions/listen failed"))
+            })
+            .count()
+    };
+    let deadline = std::time::Instant::now() + Duration::from_secs(20);
+    while retried(&recorded.lock().unwrap()) < 2 {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the listen stream was not retried twice in 20 s: {:#?}",
+            recorded
+                .lock()
+                .unwrap()
+                .events
+                .iter()
+                .map(|e| &e.fields)
+                .collect::<Vec<_>>()
+        );
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    drop(client);
+    let recorded = recorded.lock().unwrap();
+    for event in &recorded.events {
+        assert!(
+            event.fields.values().all(|v| !v.contains(FAILING_KEY)),
+            "the key in {event:?}"
+        );
+    }
+    for span in recorded.spans.values() {
+        assert!(
+            span.fields.values().all(|v| !v.contains(FAILING_KEY)),
+            "the key in {span:?}"
+        );
+    }
+}
+
 /// Holds the calls of `stuck`, which never answers.
 #[derive(Default)]
 struct Holding(Vec<Call<String>>);

@@ -1224,3 +1224,95 @@ async fn input_requests_of_the_modern_era_are_answered_like_requests() {
         );
     }
 }
+
+/// A TCP proxy in front of a server that, once told a needle, closes the first connection on
+/// which a request containing it goes out, before passing it on: a kept-alive connection the
+/// server closed just as the client sent a request on it.
+fn closing_proxy(upstream: u16) -> (u16, Arc<std::sync::Mutex<Option<&'static str>>>) {
+    use std::net::{Shutdown, TcpStream};
+    let listener = TcpListener::bind("127.0.0.1:0").expect("binds");
+    let port = listener.local_addr().expect("addr").port();
+    let needle: Arc<std::sync::Mutex<Option<&'static str>>> = Arc::default();
+    let armed = needle.clone();
+    std::thread::spawn(move || {
+        for client in listener.incoming() {
+            let Ok(mut client) = client else { continue };
+            let server = TcpStream::connect(("127.0.0.1", upstream)).expect("upstream");
+            let (mut from_server, mut to_client) = (
+                server.try_clone().expect("clone"),
+                client.try_clone().expect("clone"),
+            );
+            std::thread::spawn(move || {
+                let _ = std::io::copy(&mut from_server, &mut to_client);
+                let _ = to_client.shutdown(Shutdown::Both);
+            });
+            let armed = armed.clone();
+            std::thread::spawn(move || {
+                let mut to_server = server;
+                let mut buf = [0u8; 64 * 1024];
+                loop {
+                    let n = match client.read(&mut buf) {
+                        Ok(0) | Err(_) => break,
+                        Ok(n) => n,
+                    };
+                    let text = String::from_utf8_lossy(&buf[..n]);
+                    let mut armed = armed.lock().unwrap();
+                    if armed.is_some_and(|needle| text.contains(needle)) {
+                        *armed = None;
+                        let _ = client.shutdown(Shutdown::Both);
+                        let _ = to_server.shutdown(Shutdown::Both);
+                        break;
+                    }
+                    drop(armed);
+                    if to_server.write_all(&buf[..n]).is_err() {
+                        break;
+                    }
+                }
+                let _ = to_server.shutdown(Shutdown::Write);
+            });
+        }
+    });
+    (port, needle)
+}
+
+/// A request that may run twice is sent once more when its connection closes before any
+/// response; a tool call, which may not be idempotent, is not (its error says so).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_connection_closed_under_a_request_is_retried_only_when_repeating_is_harmless() {
+    let server = Polled::start(ServerBuilder::new());
+    let upstream: u16 = server
+        .url
+        .trim_start_matches("http://127.0.0.1:")
+        .trim_end_matches("/mcp")
+        .parse()
+        .expect("port");
+    let (port, needle) = closing_proxy(upstream);
+    let client = HttpClient::builder(format!("http://127.0.0.1:{port}/mcp"))
+        .connect()
+        .await
+        .expect("connects");
+    client
+        .call_tool("echo", args("warm"))
+        .await
+        .expect("a first call");
+    *needle.lock().unwrap() = Some("tools/list");
+    let tools = client
+        .list_tools()
+        .await
+        .expect("tools/list is sent once more on a new connection");
+    assert_eq!(tools[0]["name"], "echo");
+    assert!(needle.lock().unwrap().is_none(), "the proxy closed one");
+
+    *needle.lock().unwrap() = Some("tools/call");
+    let error = client
+        .call_tool("echo", args("once"))
+        .await
+        .expect_err("a tool call is not sent twice");
+    assert!(matches!(error, Error::Transport { .. }), "{error:?}");
+    assert!(needle.lock().unwrap().is_none(), "the proxy closed one");
+    // The client goes on over a new connection.
+    client
+        .call_tool("echo", args("after"))
+        .await
+        .expect("the next call");
+}

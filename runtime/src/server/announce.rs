@@ -14,12 +14,13 @@
 //! that has something pending (a wake within the thread, no system call per stream), and the
 //! streams write the events.
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::sync::atomic::{AtomicU8, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, Weak};
+use std::time::{Duration, Instant};
 
 use serde_json::{Map, Value, json};
-use tokio::sync::mpsc;
+use tokio::sync::{Notify, mpsc};
 
 use super::tasks::{Owner, TaskNote};
 use super::wire::Reply;
@@ -96,7 +97,7 @@ impl Wants {
 
     /// Of the task notes announced, those this listener hears: the tasks it named, of its
     /// owner.
-    fn task_notes(&self, announced: &Announcement<'_>) -> Vec<Value> {
+    fn task_notes(&self, announced: &Announcement<'_>) -> Vec<(String, Value)> {
         if !self.changes.contains(Changes::TASKS) {
             return Vec::new();
         }
@@ -104,7 +105,7 @@ impl Wants {
             .tasks
             .iter()
             .filter(|note| note.owner == self.owner && self.task_ids.contains(&note.id))
-            .map(|note| note.task.clone())
+            .map(|note| (note.id.clone(), note.task.clone()))
             .collect()
     }
 
@@ -317,36 +318,71 @@ pub(crate) fn events(
 
 /// The streams listening over HTTP, shared by the game thread (which announces) and the HTTP
 /// thread (which opens streams and writes their events).
+///
+/// Bounded: a stream is forgotten the moment its response body is dropped (the client closed
+/// it, or the server did); what waits to be written on one stream is a set of kinds, a set of
+/// URIs (of those it asked for) and the latest status of each task it named, so announcing the
+/// same thing again adds nothing; and a stream that has had something to write for longer than
+/// its stall limit ([`ServerBuilder::stall_timeout`](super::ServerBuilder::stall_timeout)) is
+/// closed, with its connection.
 #[derive(Debug)]
 pub(crate) struct Listeners {
-    streams: Mutex<Vec<Listener>>,
+    streams: Arc<Mutex<Streams>>,
     /// Wakes the announcer task on the HTTP thread (capacity 1).
     kick: mpsc::Sender<()>,
+    /// How long a stream may stay behind (something to write, not taken) before it is closed.
+    stall: Duration,
+}
+
+/// The open streams, by a number of their own.
+#[derive(Debug, Default)]
+struct Streams {
+    next: u64,
+    open: HashMap<u64, Listener>,
 }
 
 /// The game thread's side of one stream.
 #[derive(Debug)]
 struct Listener {
     wants: Wants,
-    /// Changes announced and not written yet (a [`Changes`] bit set).
-    pending: Arc<AtomicU8>,
-    /// Resources updated and not written yet.
-    updated: Arc<Mutex<Vec<String>>>,
-    /// Task statuses not written yet.
-    tasks: Arc<Mutex<Vec<Value>>>,
+    queue: Arc<Queue>,
     /// Wakes the stream; capacity 1, so announcements between two writes are one wake-up.
     wake: mpsc::Sender<()>,
+    /// Closes the stream's connection (a stalled reader's); `None` where there is none.
+    close: Option<Arc<Notify>>,
 }
 
-/// The HTTP thread's side of one stream: what to write next.
+/// What one stream has to write, shared by both sides.
+#[derive(Debug, Default)]
+struct Queue {
+    /// Changes announced and not written yet (a [`Changes`] bit set).
+    pending: AtomicU8,
+    /// Resources updated and not written yet: each URI once.
+    updated: Mutex<BTreeSet<String>>,
+    /// The latest status of each task not written yet, by task id.
+    tasks: Mutex<BTreeMap<String, Value>>,
+    /// Since when the stream has had something to write and has not taken it.
+    behind_since: Mutex<Option<Instant>>,
+}
+
+/// The HTTP thread's side of one stream: what to write next. Dropping it (the response body
+/// is gone) forgets the stream.
 #[derive(Debug)]
 pub(crate) struct Subscription {
     /// The listen request's id (modern era); `None` for a legacy GET stream.
     pub(crate) tag: Option<Value>,
-    pending: Arc<AtomicU8>,
-    updated: Arc<Mutex<Vec<String>>>,
-    tasks: Arc<Mutex<Vec<Value>>>,
+    id: u64,
+    queue: Arc<Queue>,
     wake: mpsc::Receiver<()>,
+    streams: Weak<Mutex<Streams>>,
+}
+
+impl Drop for Subscription {
+    fn drop(&mut self) {
+        if let Some(streams) = self.streams.upgrade() {
+            lock(&streams).open.remove(&self.id);
+        }
+    }
 }
 
 /// What a [`Subscription`] has to write next.
@@ -359,12 +395,13 @@ pub(crate) enum Next {
 
 impl Listeners {
     /// Listeners whose streams are woken by an announcer task ([`Listeners::announcer`]), which
-    /// waits on the receiver returned.
-    pub(crate) fn with_announcer() -> (Listeners, mpsc::Receiver<()>) {
+    /// waits on the receiver returned; a stream behind for longer than `stall` is closed.
+    pub(crate) fn with_announcer(stall: Duration) -> (Listeners, mpsc::Receiver<()>) {
         let (kick, kicked) = mpsc::channel(1);
         let listeners = Listeners {
-            streams: Mutex::default(),
+            streams: Arc::default(),
             kick,
+            stall,
         };
         (listeners, kicked)
     }
@@ -376,88 +413,116 @@ impl Listeners {
         }
     }
 
-    fn wake_pending(streams: &[Listener]) {
-        for stream in streams {
-            if stream.pending.load(Ordering::Acquire) != 0 {
+    fn wake_pending(streams: &Streams) {
+        for stream in streams.open.values() {
+            if stream.queue.pending.load(Ordering::Acquire) != 0 {
                 // Full: a wake-up is already on its way, and it will read the pending bits.
                 let _ = stream.wake.try_send(());
             }
         }
     }
 
-    fn streams(&self) -> std::sync::MutexGuard<'_, Vec<Listener>> {
-        self.streams.lock().unwrap_or_else(|e| e.into_inner())
+    fn streams(&self) -> std::sync::MutexGuard<'_, Streams> {
+        lock(&self.streams)
     }
 
-    /// A new stream that hears `wants`.
-    pub(crate) fn subscribe(&self, wants: Wants, tag: Option<Value>) -> Subscription {
+    /// A new stream that hears `wants`; `close` closes its connection when it stalls.
+    pub(crate) fn subscribe(
+        &self,
+        wants: Wants,
+        tag: Option<Value>,
+        close: Option<Arc<Notify>>,
+    ) -> Subscription {
         let (wake_tx, wake_rx) = mpsc::channel(1);
-        let pending = Arc::new(AtomicU8::new(0));
-        let updated = Arc::new(Mutex::new(Vec::new()));
-        let tasks = Arc::new(Mutex::new(Vec::new()));
-        self.streams().push(Listener {
-            wants,
-            pending: pending.clone(),
-            updated: updated.clone(),
-            tasks: tasks.clone(),
-            wake: wake_tx,
-        });
+        let queue = Arc::new(Queue::default());
+        let mut streams = self.streams();
+        let id = streams.next;
+        streams.next += 1;
+        streams.open.insert(
+            id,
+            Listener {
+                wants,
+                queue: queue.clone(),
+                wake: wake_tx,
+                close,
+            },
+        );
         Subscription {
             tag,
-            pending,
-            updated,
-            tasks,
+            id,
+            queue,
             wake: wake_rx,
+            streams: Arc::downgrade(&self.streams),
         }
     }
 
-    /// Tells every open stream that wants any of `changes`; forgets the streams whose client
-    /// has gone. Never blocks on a stream, and wakes the HTTP thread once however many streams
-    /// there are.
+    /// Tells every open stream that wants any of `changes`, and closes those that stayed
+    /// behind past the stall limit. Never blocks on a stream, and wakes the HTTP thread once
+    /// however many streams there are.
     pub(crate) fn announce(&self, announced: &Announcement<'_>) {
         let mut streams = self.streams();
-        streams.retain(|stream| !stream.wake.is_closed());
         let mut any = false;
-        for stream in streams.iter() {
+        let mut now = None;
+        let stall = self.stall;
+        streams.open.retain(|_, stream| {
             let mut wanted = stream
                 .wants
                 .changes
                 .and(announced.changes)
                 .without(Changes::RESOURCE_UPDATED)
                 .without(Changes::TASKS);
+            let queue = &stream.queue;
             let updates = stream.wants.updates(announced);
             if !updates.is_empty() {
-                lock(&stream.updated).extend(updates);
+                lock(&queue.updated).extend(updates);
                 wanted.insert(Changes::RESOURCE_UPDATED);
             }
             let tasks = stream.wants.task_notes(announced);
             if !tasks.is_empty() {
-                lock(&stream.tasks).extend(tasks);
+                lock(&queue.tasks).extend(tasks);
                 wanted.insert(Changes::TASKS);
             }
-            if !wanted.is_empty() {
-                stream.pending.fetch_or(wanted.0, Ordering::AcqRel);
-                any = true;
+            if wanted.is_empty() {
+                return true;
             }
-        }
+            let now = *now.get_or_insert_with(Instant::now);
+            let mut behind = lock(&queue.behind_since);
+            match *behind {
+                Some(since) if now.saturating_duration_since(since) > stall => {
+                    // The reader stopped reading: free the stream and its connection.
+                    #[cfg(feature = "tracing")]
+                    tracing::debug!(
+                        behind = ?now.saturating_duration_since(since),
+                        "closing a change stream whose client stopped reading"
+                    );
+                    if let Some(close) = &stream.close {
+                        close.notify_one();
+                    }
+                    return false;
+                }
+                Some(_) => {}
+                None => *behind = Some(now),
+            }
+            drop(behind);
+            queue.pending.fetch_or(wanted.0, Ordering::AcqRel);
+            any = true;
+            true
+        });
         if any {
             // Full: the announcer has a kick waiting, and it will see these bits.
             let _ = self.kick.try_send(());
         }
     }
 
-    /// Streams open now.
+    /// Streams kept now (each open one, and nothing else).
     pub(crate) fn len(&self) -> usize {
-        self.streams()
-            .iter()
-            .filter(|stream| !stream.wake.is_closed())
-            .count()
+        self.streams().open.len()
     }
 
     /// Ends every stream (the server is shutting down): each writes what is pending, then its
     /// closing response.
     pub(crate) fn close_all(&self) {
-        self.streams().clear();
+        self.streams().open.clear();
     }
 }
 
@@ -466,14 +531,14 @@ impl Subscription {
     pub(crate) fn poll_next(&mut self, cx: &mut std::task::Context<'_>) -> std::task::Poll<Next> {
         use std::task::Poll;
         loop {
-            let pending = Changes(self.pending.swap(0, Ordering::AcqRel));
+            let pending = Changes(self.queue.pending.swap(0, Ordering::AcqRel));
             if !pending.is_empty() {
                 return Poll::Ready(Next::Events(self.events(pending)));
             }
             match self.wake.poll_recv(cx) {
                 Poll::Ready(Some(())) => continue,
                 Poll::Ready(None) => {
-                    let pending = Changes(self.pending.swap(0, Ordering::AcqRel));
+                    let pending = Changes(self.queue.pending.swap(0, Ordering::AcqRel));
                     if !pending.is_empty() {
                         return Poll::Ready(Next::Events(self.events(pending)));
                     }
@@ -483,17 +548,20 @@ impl Subscription {
             }
         }
     }
-}
 
-impl Subscription {
     fn events(&self, pending: Changes) -> Vec<String> {
-        let uris = if pending.contains(Changes::RESOURCE_UPDATED) {
-            std::mem::take(&mut *lock(&self.updated))
+        *lock(&self.queue.behind_since) = None;
+        let uris: Vec<String> = if pending.contains(Changes::RESOURCE_UPDATED) {
+            std::mem::take(&mut *lock(&self.queue.updated))
+                .into_iter()
+                .collect()
         } else {
             Vec::new()
         };
         let tasks = if pending.contains(Changes::TASKS) {
-            std::mem::take(&mut *lock(&self.tasks))
+            std::mem::take(&mut *lock(&self.queue.tasks))
+                .into_values()
+                .collect()
         } else {
             Vec::new()
         };
@@ -527,11 +595,12 @@ impl InBand {
                 .and(announced.changes)
                 .without(Changes::RESOURCE_UPDATED)
                 .without(Changes::TASKS);
+            let tasks = wants.task_notes(announced).into_iter();
             events(
                 changes,
                 tag,
                 &wants.updates(announced),
-                wants.task_notes(announced),
+                tasks.map(|(_, task)| task).collect(),
             )
         };
         if self.legacy {

@@ -45,7 +45,7 @@ use crate::era;
 pub struct ServerBuilder {
     port: u16,
     path: String,
-    bearer_token: Option<String>,
+    bearer_tokens: Vec<String>,
     body_limit: usize,
     queue_capacity: usize,
     max_connections: usize,
@@ -53,6 +53,7 @@ pub struct ServerBuilder {
     body_timeout: Duration,
     reply_timeout: Duration,
     keep_alive: Duration,
+    stall_timeout: Duration,
     allowed_origins: Vec<String>,
 }
 
@@ -61,7 +62,7 @@ impl Default for ServerBuilder {
         ServerBuilder {
             port: 7100,
             path: "/mcp".to_owned(),
-            bearer_token: None,
+            bearer_tokens: Vec::new(),
             body_limit: 4 * 1024 * 1024,
             queue_capacity: 256,
             max_connections: 128,
@@ -69,6 +70,7 @@ impl Default for ServerBuilder {
             body_timeout: Duration::from_secs(10),
             reply_timeout: Duration::from_secs(30),
             keep_alive: Duration::from_secs(15),
+            stall_timeout: Duration::from_secs(30),
             allowed_origins: Vec::new(),
         }
     }
@@ -98,9 +100,12 @@ impl ServerBuilder {
         self
     }
 
-    /// Requires `Authorization: Bearer <token>` on every request (401 otherwise).
+    /// Requires `Authorization: Bearer <token>` on every request (401 otherwise). Called more
+    /// than once, each token is accepted and is a client of its own: the tasks one token's
+    /// client makes, and the request states it is sent, are not another's. Without a token
+    /// the server has one client, whatever `Authorization` a request carries.
     pub fn bearer_token(mut self, token: impl Into<String>) -> Self {
-        self.bearer_token = Some(token.into());
+        self.bearer_tokens.push(token.into());
         self
     }
 
@@ -151,6 +156,15 @@ impl ServerBuilder {
         self
     }
 
+    /// How long a change stream may stay behind, with notifications waiting that its client
+    /// does not read, before the server closes it and its connection (default 30 s). What
+    /// waits on a stream is bounded whatever this is: each kind of change once, each updated
+    /// resource it subscribed to once, and the latest status of each task it named.
+    pub fn stall_timeout(mut self, timeout: Duration) -> Self {
+        self.stall_timeout = timeout;
+        self
+    }
+
     /// Also accepts requests whose `Origin` is `origin` (loopback origins always are).
     pub fn allow_origin(mut self, origin: impl Into<String>) -> Self {
         self.allowed_origins.push(origin.into());
@@ -175,7 +189,7 @@ impl ServerBuilder {
         let (jobs_tx, jobs_rx) = std::sync::mpsc::sync_channel(self.queue_capacity);
         let (shutdown_tx, shutdown_rx) = watch::channel(false);
         let queued = Arc::new(AtomicUsize::new(0));
-        let (listeners, kicked) = Listeners::with_announcer();
+        let (listeners, kicked) = Listeners::with_announcer(self.stall_timeout);
         let listeners = Arc::new(listeners);
         let announcer = listeners.clone().announcer(kicked);
         let state = Arc::new(State {
@@ -297,6 +311,14 @@ impl State {
 struct Busy {
     state: Arc<State>,
     id: u64,
+}
+
+impl Busy {
+    /// What closes this request's connection.
+    fn closer(&self) -> Option<Arc<Notify>> {
+        let connections = self.state.connections();
+        connections.open.get(&self.id).map(|c| c.close.clone())
+    }
 }
 
 impl Drop for Busy {
@@ -583,9 +605,9 @@ async fn handle(request: Request<IncomingBody>, state: &State, busy: Busy) -> Re
             .insert(header::ALLOW, HeaderValue::from_static("GET, POST"));
         return r;
     }
-    if let Some(refused) = unauthorized(config, request.headers()) {
-        return refused;
-    }
+    let Ok(owner) = owner_of(config, request.headers()) else {
+        return unauthorized();
+    };
     let headers = Headers {
         version: header_text(request.headers(), era::header::PROTOCOL_VERSION),
         method: header_text(request.headers(), era::header::METHOD),
@@ -599,12 +621,6 @@ async fn handle(request: Request<IncomingBody>, state: &State, busy: Busy) -> Re
             })
             .collect(),
     };
-    let owner = super::tasks::owner(
-        request
-            .headers()
-            .get(header::AUTHORIZATION)
-            .map(HeaderValue::as_bytes),
-    );
     let streamable = request
         .headers()
         .get_all(header::ACCEPT)
@@ -751,12 +767,19 @@ async fn handle(request: Request<IncomingBody>, state: &State, busy: Busy) -> Re
     }
 }
 
-/// 401 with a challenge when a bearer token is required and `headers` lack it.
-fn unauthorized(config: &ServerBuilder, headers: &HeaderMap) -> Option<Response<ReplyBody>> {
-    let token = config.bearer_token.as_ref()?;
-    if authorized(headers, token) {
-        return None;
+/// The owner of a request (see [`Owner`](super::tasks::Owner)): the digest of the bearer
+/// token it carries when the server requires one, `None` when it requires none; `Err` when a
+/// token is required and `headers` carry none of them (answer [`unauthorized`]).
+fn owner_of(config: &ServerBuilder, headers: &HeaderMap) -> Result<super::tasks::Owner, ()> {
+    if config.bearer_tokens.is_empty() {
+        return Ok(None);
     }
+    let token = authorized(headers, &config.bearer_tokens).ok_or(())?;
+    Ok(super::tasks::owner(Some(token.as_bytes())))
+}
+
+/// 401 with a challenge: a bearer token is required and the request carries none of them.
+fn unauthorized() -> Response<ReplyBody> {
     let mut r = rejection(
         StatusCode::UNAUTHORIZED,
         -32600,
@@ -766,15 +789,15 @@ fn unauthorized(config: &ServerBuilder, headers: &HeaderMap) -> Option<Response<
         header::WWW_AUTHENTICATE,
         HeaderValue::from_static("Bearer realm=\"mcp\""),
     );
-    Some(r)
+    r
 }
 
 /// The legacy era's standalone GET stream: the session hears every change to the tools as
 /// `notifications/tools/list_changed`. A 2026-07-28 client has no GET stream (405: it listens
 /// with `subscriptions/listen`).
 fn get_stream(headers: &HeaderMap, state: &State, busy: Busy) -> Response<ReplyBody> {
-    if let Some(refused) = unauthorized(&state.config, headers) {
-        return refused;
+    if owner_of(&state.config, headers).is_err() {
+        return unauthorized();
     }
     let version = header_text(headers, era::header::PROTOCOL_VERSION);
     if version.as_deref().and_then(era::era_of) == Some(Era::Modern) {
@@ -798,7 +821,9 @@ fn get_stream(headers: &HeaderMap, state: &State, busy: Busy) -> Response<ReplyB
             "the GET stream is an event stream: send Accept: text/event-stream",
         );
     }
-    let subscription = state.listeners.subscribe(Wants::legacy(), None);
+    let subscription = state
+        .listeners
+        .subscribe(Wants::legacy(), None, busy.closer());
     change_stream(None, subscription, &state.config, busy)
 }
 
@@ -824,7 +849,7 @@ fn listen(
                 return response(status, Some(refused.text));
             }
         };
-    let subscription = state.listeners.subscribe(wants, Some(id));
+    let subscription = state.listeners.subscribe(wants, Some(id), busy.closer());
     change_stream(
         Some(event(&acknowledgement)),
         subscription,
@@ -881,22 +906,25 @@ fn loopback_origin(origin: &str) -> bool {
         .is_some_and(loopback_host)
 }
 
-/// Constant-time comparison of the bearer token.
-fn authorized(headers: &HeaderMap, token: &str) -> bool {
-    let Some(value) = headers
+/// The token of `tokens` that `headers` carry as `Authorization: Bearer`, each compared in
+/// constant time (every token is compared, whichever matches).
+fn authorized<'a>(headers: &HeaderMap, tokens: &'a [String]) -> Option<&'a str> {
+    let value = headers
         .get(header::AUTHORIZATION)
-        .and_then(|v| v.to_str().ok())
-    else {
-        return false;
-    };
-    let Some(given) = value
+        .and_then(|v| v.to_str().ok())?;
+    let given = value
         .strip_prefix("Bearer ")
-        .or_else(|| value.strip_prefix("bearer "))
-    else {
-        return false;
+        .or_else(|| value.strip_prefix("bearer "))?;
+    let same = |token: &str| {
+        let (a, b) = (given.as_bytes(), token.as_bytes());
+        a.len() == b.len() && a.iter().zip(b).fold(0u8, |acc, (x, y)| acc | (x ^ y)) == 0
     };
-    let (a, b) = (given.as_bytes(), token.as_bytes());
-    a.len() == b.len() && a.iter().zip(b).fold(0u8, |acc, (x, y)| acc | (x ^ y)) == 0
+    tokens
+        .iter()
+        .fold(None, |found, token| match (found, same(token)) {
+            (None, true) => Some(token.as_str()),
+            (found, _) => found,
+        })
 }
 
 #[cfg(test)]

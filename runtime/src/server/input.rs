@@ -4,10 +4,11 @@
 //! model, then retries the request with the answers, and the handler runs again and finds them
 //! in [`Input`].
 //!
-//! The state travels through the client, so the client could change it: the registry seals it
-//! (HMAC-SHA256 under a key made when the registry is, bound to the method, the tool or prompt
-//! name, the arguments and an expiry of ten minutes) and refuses a retry whose state is not the
-//! one it sent (`-32602`), before the handler runs.
+//! The state travels through the client, so the client could read or change it: the registry
+//! seals it (AES-256-GCM under a key made when the registry is: encrypted and authenticated,
+//! bound to the method, the tool, prompt or resource, the arguments, the credential that made
+//! the request and an expiry of ten minutes) and refuses a retry whose state is not the one it
+//! sent for that request (`-32602`), before the handler runs.
 
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
@@ -184,11 +185,17 @@ impl InputRequired {
 }
 
 /// How long a sealed state stays valid.
-const STATE_TTL: Duration = Duration::from_secs(600);
+pub(crate) const STATE_TTL: Duration = Duration::from_secs(600);
 
-/// Seals and opens request states: an HMAC-SHA256 key made when the registry is.
+/// What every sealed state starts with: the format's version.
+const VERSION: &str = "v2.";
+
+/// Seals and opens request states with AES-256-GCM under a key made when the registry is: the
+/// client can neither read a state nor change it, and a state opens only for the request it
+/// was sealed for (method, name, arguments and owner) within [`STATE_TTL`].
 pub(crate) struct Sealer {
-    key: ring::hmac::Key,
+    key: ring::aead::LessSafeKey,
+    random: ring::rand::SystemRandom,
 }
 
 impl std::fmt::Debug for Sealer {
@@ -213,7 +220,8 @@ impl std::fmt::Display for Unsealed {
         f.write_str(match self {
             Unsealed::Forged => "requestState is not one this server sent (changed or forged)",
             Unsealed::Elsewhere => {
-                "requestState belongs to another request (method, name or arguments differ)"
+                "requestState belongs to another request (method, name, arguments or credential \
+                 differ)"
             }
             Unsealed::Expired => "requestState has expired: make the request again without it",
         })
@@ -223,33 +231,68 @@ impl std::fmt::Display for Unsealed {
 impl Sealer {
     /// A key from the system's random source; `None` when it has none.
     pub(crate) fn new() -> Option<Sealer> {
+        use ring::rand::SecureRandom as _;
         let random = ring::rand::SystemRandom::new();
-        let key = ring::hmac::Key::generate(ring::hmac::HMAC_SHA256, &random).ok()?;
-        Some(Sealer { key })
+        let mut key = [0u8; 32];
+        random.fill(&mut key).ok()?;
+        let key = ring::aead::UnboundKey::new(&ring::aead::AES_256_GCM, &key).ok()?;
+        Some(Sealer {
+            key: ring::aead::LessSafeKey::new(key),
+            random,
+        })
     }
 
-    /// `state`, bound to the request (`binding`: method, name and arguments) and an expiry:
-    /// `v1.<payload>.<tag>`, both base64url.
-    pub(crate) fn seal(&self, state: Option<&Value>, binding: &str) -> String {
-        let expires = now() + STATE_TTL.as_secs();
-        let payload = json!({"s": state, "b": digest(binding), "e": expires}).to_string();
-        let payload = URL_SAFE_NO_PAD.encode(payload);
-        let tag = ring::hmac::sign(&self.key, payload.as_bytes());
-        format!("v1.{payload}.{}", URL_SAFE_NO_PAD.encode(tag.as_ref()))
+    /// `state`, bound to the request (`binding`) and an expiry, encrypted and authenticated:
+    /// `v2.` and the base64url of a random nonce, the ciphertext and its tag. `None` when the
+    /// system's random source fails.
+    pub(crate) fn seal(&self, state: Option<&Value>, binding: &Binding) -> Option<String> {
+        self.seal_until(state, binding, now() + STATE_TTL.as_secs())
+    }
+
+    fn seal_until(&self, state: Option<&Value>, binding: &Binding, expires: u64) -> Option<String> {
+        use ring::rand::SecureRandom as _;
+        let mut nonce = [0u8; ring::aead::NONCE_LEN];
+        self.random.fill(&mut nonce).ok()?;
+        let mut sealed = json!({"s": state, "b": binding.0, "e": expires})
+            .to_string()
+            .into_bytes();
+        self.key
+            .seal_in_place_append_tag(
+                ring::aead::Nonce::assume_unique_for_key(nonce),
+                ring::aead::Aad::from(VERSION),
+                &mut sealed,
+            )
+            .ok()?;
+        let mut bytes = nonce.to_vec();
+        bytes.extend_from_slice(&sealed);
+        Some(format!("{VERSION}{}", URL_SAFE_NO_PAD.encode(bytes)))
+    }
+
+    /// The plain payload of a state this server sealed: `{s, b, e}`.
+    fn payload(&self, sealed: &str) -> Result<Value, Unsealed> {
+        let text = sealed.strip_prefix(VERSION).ok_or(Unsealed::Forged)?;
+        let mut bytes = URL_SAFE_NO_PAD.decode(text).map_err(|_| Unsealed::Forged)?;
+        if bytes.len() < ring::aead::NONCE_LEN {
+            return Err(Unsealed::Forged);
+        }
+        let mut nonce = [0u8; ring::aead::NONCE_LEN];
+        nonce.copy_from_slice(&bytes[..ring::aead::NONCE_LEN]);
+        let plain = self
+            .key
+            .open_in_place(
+                ring::aead::Nonce::assume_unique_for_key(nonce),
+                ring::aead::Aad::from(VERSION),
+                &mut bytes[ring::aead::NONCE_LEN..],
+            )
+            .map_err(|_| Unsealed::Forged)?;
+        serde_json::from_slice(plain).map_err(|_| Unsealed::Forged)
     }
 
     /// The state inside `sealed`, when this server sealed it for this request and it has not
     /// expired.
-    pub(crate) fn open(&self, sealed: &str, binding: &str) -> Result<Option<Value>, Unsealed> {
-        let rest = sealed.strip_prefix("v1.").ok_or(Unsealed::Forged)?;
-        let (payload, tag) = rest.split_once('.').ok_or(Unsealed::Forged)?;
-        let tag = URL_SAFE_NO_PAD.decode(tag).map_err(|_| Unsealed::Forged)?;
-        ring::hmac::verify(&self.key, payload.as_bytes(), &tag).map_err(|_| Unsealed::Forged)?;
-        let payload = URL_SAFE_NO_PAD
-            .decode(payload)
-            .map_err(|_| Unsealed::Forged)?;
-        let payload: Value = serde_json::from_slice(&payload).map_err(|_| Unsealed::Forged)?;
-        if payload["b"].as_str() != Some(&digest(binding)) {
+    pub(crate) fn open(&self, sealed: &str, binding: &Binding) -> Result<Option<Value>, Unsealed> {
+        let payload = self.payload(sealed)?;
+        if payload["b"].as_str() != Some(binding.0.as_str()) {
             return Err(Unsealed::Elsewhere);
         }
         if payload["e"].as_u64().is_none_or(|expires| expires < now()) {
@@ -268,18 +311,34 @@ fn now() -> u64 {
         .map_or(0, |d| d.as_secs())
 }
 
-/// SHA-256 of the binding, base64url (the arguments are not repeated in the state).
-fn digest(binding: &str) -> String {
-    URL_SAFE_NO_PAD.encode(ring::digest::digest(
-        &ring::digest::SHA256,
-        binding.as_bytes(),
-    ))
-}
+/// What a request's state is bound to: the SHA-256 (base64url) of its method, the tool, prompt
+/// or resource it names, its arguments in canonical JSON (keys sorted, so neither the client's
+/// key order nor serde_json's map type changes it) and its owner.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Binding(String);
 
-/// What a request's state is bound to: its method, the tool or prompt (or resource) it names,
-/// and its arguments (their JSON, keys sorted).
-pub(crate) fn binding(method: &str, name: &str, arguments: &Value) -> String {
-    format!("{method}\n{name}\n{arguments}")
+impl Binding {
+    pub(crate) fn new(
+        method: &str,
+        name: &str,
+        arguments: &Value,
+        owner: &super::tasks::Owner,
+    ) -> Binding {
+        let arguments = mcp_bindgen_diff::digest::canonical_value(arguments);
+        let owner: &[u8] = owner.as_ref().map_or(&[], |owner| owner);
+        let mut context = ring::digest::Context::new(&ring::digest::SHA256);
+        // Each part after its length, so that no two requests' parts run together alike.
+        for part in [
+            method.as_bytes(),
+            name.as_bytes(),
+            arguments.as_bytes(),
+            owner,
+        ] {
+            context.update(&(part.len() as u64).to_le_bytes());
+            context.update(part);
+        }
+        Binding(URL_SAFE_NO_PAD.encode(context.finish()))
+    }
 }
 
 #[cfg(test)]

@@ -18,7 +18,7 @@ use tokio::sync::mpsc;
 
 use super::announce::{self, Changes, InBand};
 use super::deferred::{Call, CallRoute, Hold, RouteState, Waiters};
-use super::input::{self, Input, Outcome, Sealer};
+use super::input::{Binding, Input, Outcome, Sealer};
 use super::prompts::Prompt;
 use super::registrar::{Edits, Registrar};
 use super::resources::{Completer, Resource, Template};
@@ -229,6 +229,15 @@ impl<Ctx> Registry<Ctx> {
     pub fn with_tasks(mut self, ttl: Duration, live: usize) -> Self {
         self.tasks.limits.ttl = ttl.max(Duration::from_secs(1));
         self.tasks.limits.live = live.max(1);
+        self
+    }
+
+    /// How many tasks the registry keeps in all, running and finished with their results,
+    /// every owner's together (default 1,024). A new task past it first makes room by
+    /// forgetting finished tasks, the oldest first, before their ttl; when every task kept is
+    /// running, the call is a tool error with code `too_many_tasks`.
+    pub fn with_tasks_kept(mut self, kept: usize) -> Self {
+        self.tasks.limits.kept = kept.max(1);
         self
     }
 
@@ -658,7 +667,12 @@ impl<Ctx> Registry<Ctx> {
             let outlet = outlet.as_ref().map(|outlet| (outlet, *streamable));
             return self.tasks.answer(request, *era, owner, outlet);
         }
-        let Incoming { request, era, .. } = incoming;
+        let Incoming {
+            request,
+            era,
+            owner,
+            ..
+        } = incoming;
         let id = &request.id;
         let modern = era == Era::Modern;
         let reply = match (era, &*request.method) {
@@ -669,7 +683,7 @@ impl<Ctx> Registry<Ctx> {
             (_, "prompts/list") => Reply::answer(self.list_prompts(id, &request.params, modern)),
             (_, "prompts/get") => {
                 let id = request.id.clone();
-                Reply::answer(self.get_prompt(ctx, &id, request.params, modern))
+                Reply::answer(self.get_prompt(ctx, &id, request.params, modern, &owner))
             }
             (_, "resources/list") => {
                 Reply::answer(self.list_resources(id, &request.params, modern))
@@ -678,7 +692,7 @@ impl<Ctx> Registry<Ctx> {
                 Reply::answer(self.list_templates(id, &request.params, modern))
             }
             (_, "resources/read") => {
-                Reply::answer(self.read_resource(ctx, id, &request.params, modern))
+                Reply::answer(self.read_resource(ctx, id, &request.params, modern, &owner))
             }
             (_, "completion/complete") => {
                 Reply::answer(self.complete(ctx, id, &request.params, modern))
@@ -968,13 +982,9 @@ impl<Ctx> Registry<Ctx> {
                 .map(Duration::from_millis),
         });
         if let Some(plan) = &task
-            && !self.tasks.has_room(&plan.owner)
+            && let Err(full) = self.tasks.has_room(&plan.owner)
         {
-            let failure = ToolError::new(format!(
-                "too many tasks running ({}): wait for one to finish, or cancel one",
-                self.tasks.limits.live
-            ))
-            .with_code("too_many_tasks");
+            let failure = ToolError::new(full.to_string()).with_code("too_many_tasks");
             return answer(CallResult::failure(&failure));
         }
         let entry = &mut self.entries[index];
@@ -993,7 +1003,7 @@ impl<Ctx> Registry<Ctx> {
         match &mut entry.run {
             Run::Ask(_) => {
                 // What a sealed state is bound to: made only when a state is opened or sealed.
-                let binding = || input::binding("tools/call", &name, &arguments.to_value());
+                let binding = || Binding::new("tools/call", &name, &arguments.to_value(), &owner);
                 let none = Rare::default();
                 let rare = rare.as_deref().unwrap_or(&none);
                 let input = match self.input(rare, meta, binding, modern) {

@@ -21,12 +21,15 @@ use super::deferred::Waiters;
 use super::wire::{ClientResponse, Outbound, OutboundTx, Rejected, Reply, error, respond};
 use crate::era::{self, Era};
 
-/// Whom a task belongs to: a digest of the request's credential (`Authorization`); `None` for
-/// requests without one (stdio, an open loopback server), which share their tasks. Not the
+/// Whom a task (and a sealed request state, and a listen stream's task notes) belongs to: a
+/// digest of the credential the server checked (`Authorization: Bearer`, one of its
+/// [`bearer_token`](super::ServerBuilder::bearer_token)s); `None` where the server checks none
+/// (stdio, a loopback server without tokens), whose one client is the only owner: a header the
+/// server does not check is no identity, and varying it must not make a new owner. Not the
 /// legacy session id: a client that reconnects (a new session) finds its tasks again.
 pub(crate) type Owner = Option<[u8; 32]>;
 
-/// The owner of a request with this `Authorization` header value.
+/// The owner of a request whose checked credential is this `Authorization` header value.
 pub(crate) fn owner(authorization: Option<&[u8]>) -> Owner {
     let authorization = authorization?;
     let digest = ring::digest::digest(&ring::digest::SHA256, authorization);
@@ -69,7 +72,8 @@ enum Status {
     Cancelled,
 }
 
-/// How long tasks are kept, how often clients should poll, and how many may run at once.
+/// How long tasks are kept, how often clients should poll, how many may run at once and how
+/// many are kept in all.
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct Limits {
     /// How long a task is kept after it is created (legacy clients may ask for less).
@@ -78,6 +82,8 @@ pub(crate) struct Limits {
     pub poll_interval: Duration,
     /// Tasks not yet finished, per owner.
     pub live: usize,
+    /// Tasks kept in all, running and finished (with their results), every owner's.
+    pub kept: usize,
 }
 
 impl Default for Limits {
@@ -86,6 +92,32 @@ impl Default for Limits {
             ttl: Duration::from_secs(600),
             poll_interval: Duration::from_millis(250),
             live: 32,
+            kept: 1024,
+        }
+    }
+}
+
+/// Why a task could not be made.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Full {
+    /// The owner has [`Limits::live`] tasks running.
+    Owner(usize),
+    /// The store keeps [`Limits::kept`] tasks, all of them running.
+    Store(usize),
+}
+
+impl std::fmt::Display for Full {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Full::Owner(live) => write!(
+                f,
+                "too many tasks running ({live}): wait for one to finish, or cancel one"
+            ),
+            Full::Store(kept) => write!(
+                f,
+                "the server keeps {kept} tasks and all are running: try again when one \
+                 finishes"
+            ),
         }
     }
 }
@@ -375,19 +407,65 @@ impl Tasks {
         self.tasks.len()
     }
 
-    /// Whether `owner` may start another task.
-    pub(crate) fn has_room(&mut self, owner: &Owner) -> bool {
+    /// Whether `owner` may start another task: fewer than [`Limits::live`] of its tasks are
+    /// running, and the store has room (or a finished task it can forget to make some).
+    pub(crate) fn has_room(&mut self, owner: &Owner) -> Result<(), Full> {
         self.refresh();
         let tasks = &self.tasks;
-        self.working
+        let running = self
+            .working
             .iter()
             .filter(|id| tasks.get(*id).is_some_and(|t| t.owner == *owner))
-            .count()
-            < self.limits.live
+            .count();
+        if running >= self.limits.live {
+            return Err(Full::Owner(self.limits.live));
+        }
+        if self.tasks.len() >= self.limits.kept && self.working.len() >= self.tasks.len() {
+            return Err(Full::Store(self.limits.kept));
+        }
+        Ok(())
+    }
+
+    /// Forgets finished tasks, the oldest first, until the store has room for one more.
+    fn make_room(&mut self) {
+        while self.tasks.len() >= self.limits.kept {
+            let oldest = self
+                .tasks
+                .iter()
+                .filter(|(_, task)| task.terminal())
+                .min_by_key(|(_, task)| task.expires)
+                .map(|(id, _)| id.clone());
+            let Some(id) = oldest else { break };
+            self.forget(&id, "was forgotten to make room for newer tasks");
+        }
+        // The expiry times of tasks forgotten early stay in the heap until they pass: rebuild
+        // it before they outnumber the tasks kept.
+        if self.expiry.len() > 2 * self.limits.kept {
+            self.expiry = self
+                .tasks
+                .iter()
+                .map(|(id, task)| Reverse((task.expires, id.clone())))
+                .collect();
+        }
+    }
+
+    /// Forgets the task `id`; the legacy `tasks/result` requests waiting on it are answered
+    /// that it `fate` (expired, was forgotten).
+    fn forget(&mut self, id: &str, fate: &str) {
+        if let Some(mut task) = self.tasks.remove(id) {
+            if task.unheard {
+                self.changed.retain(|changed| changed != id);
+            }
+            for (request, outlet, _) in task.waiting.drain(..) {
+                let text = error(&request, -32602, &format!("task {id} {fate}"));
+                let _ = outlet.send(Outbound::Done(Reply::answer(text)));
+            }
+        }
     }
 
     /// Makes a task; returns the `tools/call` result that announces it.
     pub(crate) fn create(&mut self, new: NewTask, modern: bool) -> Map<String, Value> {
+        self.make_room();
         let id = task_id();
         let now = SystemTime::now();
         let ttl = new
@@ -447,15 +525,7 @@ impl Tasks {
             let Some(Reverse((_, id))) = self.expiry.pop() else {
                 break;
             };
-            if let Some(mut task) = self.tasks.remove(&id) {
-                if task.unheard {
-                    self.changed.retain(|changed| *changed != id);
-                }
-                for (request, outlet, _) in task.waiting.drain(..) {
-                    let text = error(&request, -32602, &format!("task {id} expired"));
-                    let _ = outlet.send(Outbound::Done(Reply::answer(text)));
-                }
-            }
+            self.forget(&id, "expired");
         }
         let tasks = &mut self.tasks;
         let changed = &mut self.changed;

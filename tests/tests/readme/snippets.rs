@@ -174,9 +174,9 @@ mod line_418 {
     }
 }
 
-/// README.md line 550: `fn(client: Client<HttpClient>, http: HttpClient) use mcp_bindgen::HttpClient; use mcp_bindings::tecs::{Client, types};`.
+/// README.md line 572: `fn(client: Client<HttpClient>, http: HttpClient) use mcp_bindgen::HttpClient; use mcp_bindings::tecs::{Client, types};`.
 #[allow(unused, unreachable_code, unnameable_test_items, clippy::all)]
-mod line_550 {
+mod line_572 {
     use super::support::*;
     use mcp_bindgen::HttpClient;
     use mcp_bindings::tecs::{Client, types};
@@ -192,9 +192,9 @@ mod line_550 {
     }
 }
 
-/// README.md line 578: `fn() run`.
+/// README.md line 600: `fn() run`.
 #[allow(unused, unreachable_code, unnameable_test_items, clippy::all)]
-mod line_578 {
+mod line_600 {
     use super::support::*;
 
     pub(super) async fn snippet() -> Result<(), Box<dyn std::error::Error>> {
@@ -240,13 +240,13 @@ mod line_578 {
 }
 
 #[test]
-fn line_578_runs() {
-    pollster::block_on(line_578::snippet()).expect("the snippet runs");
+fn line_600_runs() {
+    pollster::block_on(line_600::snippet()).expect("the snippet runs");
 }
 
-/// README.md line 770: `fn(url: &str)`.
+/// README.md line 793: `fn(url: &str)`.
 #[allow(unused, unreachable_code, unnameable_test_items, clippy::all)]
-mod line_770 {
+mod line_793 {
     use super::support::*;
 
     pub(super) async fn snippet(url: &str) -> Result<(), Box<dyn std::error::Error>> {
@@ -263,9 +263,9 @@ mod line_770 {
     }
 }
 
-/// README.md line 881: `items`.
+/// README.md line 904: `items`.
 #[allow(unused, unreachable_code, unnameable_test_items, clippy::all)]
-mod line_881 {
+mod line_904 {
     use super::support::*;
 
     // build.rs
@@ -278,9 +278,9 @@ mod line_881 {
     }
 }
 
-/// README.md line 908: `items`.
+/// README.md line 931: `items`.
 #[allow(unused, unreachable_code, unnameable_test_items, clippy::all)]
-mod line_908 {
+mod line_931 {
     use super::support::*;
 
     // Cargo.toml: mcp-bindgen, mcp-bindgen-include, serde, serde_json
@@ -296,9 +296,9 @@ mod line_908 {
     );
 }
 
-/// README.md line 1026: `fn()`.
+/// README.md line 1049: `fn()`.
 #[allow(unused, unreachable_code, unnameable_test_items, clippy::all)]
-mod line_1026 {
+mod line_1049 {
     use super::support::*;
 
     pub(super) async fn snippet() -> Result<(), Box<dyn std::error::Error>> {
@@ -318,9 +318,9 @@ mod line_1026 {
     }
 }
 
-/// README.md line 1068: `fn(url: &str)`.
+/// README.md line 1091: `fn(url: &str)`.
 #[allow(unused, unreachable_code, unnameable_test_items, clippy::all)]
-mod line_1068 {
+mod line_1091 {
     use super::support::*;
 
     pub(super) async fn snippet(url: &str) -> Result<(), Box<dyn std::error::Error>> {

@@ -182,12 +182,19 @@ impl ClientBuilder<HttpOptions> {
             (None, None, None) => None,
         };
         let url = Url::parse(&self.options.url).map_err(|e| {
+            // What does not parse is shown without what may be a key: its query.
+            let shown = self
+                .options
+                .url
+                .split(['?', '#'])
+                .next()
+                .unwrap_or_default();
             let hint = if !self.options.url.contains("://") {
-                format!(" (no scheme: write it whole, https://{})", self.options.url)
+                format!(" (no scheme: write it whole, https://{shown})")
             } else {
                 String::new()
             };
-            Error::transport_source(format!("invalid URL {:?}{hint}", self.options.url), e)
+            Error::transport_source(format!("invalid URL {shown:?}{hint}"), e)
         })?;
         let https = match url.scheme() {
             "https" => true,

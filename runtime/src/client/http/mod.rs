@@ -272,7 +272,7 @@ pub(crate) fn shown(url: &Url) -> String {
 fn reach_error(url: &Url, e: reqwest::Error) -> Error {
     let url = shown(url);
     if e.is_timeout() {
-        return Error::transport_source(format!("{url} did not answer in time"), e);
+        return Error::web(format!("{url} did not answer in time"), e);
     }
     let mut message = format!("could not reach {url}");
     if let Some(hint) = tls_hint(&e) {
@@ -280,7 +280,7 @@ fn reach_error(url: &Url, e: reqwest::Error) -> Error {
         message.push_str(hint);
         message.push(')');
     }
-    Error::transport_source(message, e)
+    Error::web(message, e)
 }
 
 /// The headers of a request (`method` with `params`; `None` for a GET) in the negotiated era,
@@ -359,26 +359,86 @@ async fn post(
         &[],
         negotiated,
     );
-    send(inner, headers, message.to_string(), id, context, negotiated).await
+    let body = bytes::Bytes::from(message.to_string());
+    send(inner, headers, body, id, context, negotiated).await
 }
 
-/// [`post`] for a message already written, with its headers.
+/// Whether a request may reach the server twice without harm: every method but
+/// `tools/call` (lists, reads, `ping`, task queries, notifications, responses), whose tool may
+/// not be idempotent. Read from the `Mcp-Method` header where the era has one, else the body.
+fn may_repeat(headers: &HeaderMap, body: &[u8]) -> bool {
+    if let Some(method) = headers.get(h::METHOD) {
+        return method.as_bytes() != b"tools/call";
+    }
+    #[derive(serde::Deserialize)]
+    struct Method<'a> {
+        #[serde(borrow)]
+        method: Option<std::borrow::Cow<'a, str>>,
+    }
+    serde_json::from_slice::<Method<'_>>(body)
+        .is_ok_and(|m| m.method.as_deref() != Some("tools/call"))
+}
+
+/// Whether `error` says the connection closed (or was reset) before any response came, as a
+/// kept-alive connection does when the server closes it just as a request goes out on it.
+fn closed_before_response(error: &reqwest::Error) -> bool {
+    use std::error::Error as _;
+    if error.is_timeout() || error.is_connect() || error.is_body() || error.is_decode() {
+        return false;
+    }
+    let mut cause = error.source();
+    while let Some(e) = cause {
+        if let Some(hyper) = e.downcast_ref::<hyper::Error>()
+            && (hyper.is_incomplete_message() || hyper.is_canceled())
+        {
+            return true;
+        }
+        if let Some(io) = e.downcast_ref::<std::io::Error>()
+            && matches!(
+                io.kind(),
+                std::io::ErrorKind::ConnectionReset
+                    | std::io::ErrorKind::ConnectionAborted
+                    | std::io::ErrorKind::BrokenPipe
+                    | std::io::ErrorKind::UnexpectedEof
+            )
+        {
+            return true;
+        }
+        cause = e.source();
+    }
+    false
+}
+
+/// [`post`] for a message already written, with its headers. A request that may run twice
+/// (any but `tools/call`: see [`may_repeat`]) is sent once more when the connection closed
+/// before any response came: a server closes kept-alive connections (to make room, or when
+/// idle) and one may close as the request goes out on it.
 async fn send(
     inner: &Arc<Inner>,
     headers: HeaderMap,
-    body: impl Into<reqwest::Body>,
+    body: bytes::Bytes,
     id: Option<u64>,
     context: &CallContext,
     negotiated: Option<&Negotiated>,
 ) -> Result<Reply, Error> {
-    let response = inner
-        .http
-        .post(inner.url.clone())
-        .headers(headers)
-        .body(body)
-        .send()
-        .await
-        .map_err(|e| reach_error(&inner.url, e))?;
+    let attempt = |headers: HeaderMap| {
+        inner
+            .http
+            .post(inner.url.clone())
+            .headers(headers)
+            .body(body.clone())
+            .send()
+    };
+    let repeatable = may_repeat(&headers, &body);
+    let response = match attempt(headers.clone()).await {
+        Err(e) if repeatable && closed_before_response(&e) => {
+            #[cfg(feature = "tracing")]
+            tracing::debug!("the connection closed before any response; sending once more");
+            attempt(headers).await
+        }
+        sent => sent,
+    }
+    .map_err(|e| reach_error(&inner.url, e))?;
     if let Some(session) = response
         .headers()
         .get(h::SESSION_ID)
@@ -426,7 +486,7 @@ async fn send(
     let body = response
         .bytes()
         .await
-        .map_err(|e| Error::transport_source("the response body broke off", e))?;
+        .map_err(|e| Error::web("the response body broke off", e))?;
     // Checked and decoded by the caller, from these bytes (see `super::decode`).
     Ok(Reply::Response(Response::new(body)))
 }
@@ -447,7 +507,7 @@ async fn read_events(
         while let Some(chunk) = response
             .chunk()
             .await
-            .map_err(|e| Error::transport_source("the event stream broke off", e))?
+            .map_err(|e| Error::web("the event stream broke off", e))?
         {
             for data in parser.push(&chunk) {
                 let Some(route) = Route::of(data.as_bytes()) else {

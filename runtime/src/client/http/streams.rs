@@ -163,7 +163,7 @@ async fn listen_once(weak: &std::sync::Weak<Inner>, opened_before: bool) -> List
         tokio::time::timeout(timeout, http.post(url).headers(headers).body(body).send()).await;
     let mut response = match sent {
         Err(_) => return Listened::Failed(format!("no answer within {timeout:?}")),
-        Ok(Err(e)) => return Listened::Failed(e.to_string()),
+        Ok(Err(e)) => return Listened::Failed(e.without_url().to_string()),
         Ok(Ok(response)) => response,
     };
     let status = response.status();
@@ -192,7 +192,7 @@ async fn listen_once(weak: &std::sync::Weak<Inner>, opened_before: bool) -> List
             Ok(Some(chunk)) => chunk,
             Ok(None) | Err(_) if acknowledged => return Listened::Dropped,
             Ok(None) => return Listened::Failed("the stream ended unacknowledged".to_owned()),
-            Err(e) => return Listened::Failed(e.to_string()),
+            Err(e) => return Listened::Failed(e.without_url().to_string()),
         };
         for data in parser.push(&chunk) {
             let Ok(message) = serde_json::from_str::<Value>(&data) else {

@@ -18,7 +18,8 @@ use crate::Error;
 ///
 /// At each sign-in it prints the URL to stderr (the way in when no browser starts), opens it
 /// with the browser command (default: `$BROWSER`, a command and its words as git and xdg-open
-/// read it, else the platform's opener: `xdg-open`, `open` on macOS, `start` on Windows), and
+/// read it, else the platform's opener: `xdg-open`, `open` on macOS, `url.dll`'s protocol handler
+/// on Windows; never through a shell, and only for an `http` or `https` URL), and
 /// waits for a request to `/callback` that carries the `state` of that authorization URL. A
 /// request with another `state` (a forged or stale redirect) is answered 400 and the wait goes
 /// on; one with `error` (the person declined) ends it with an [`Error::Auth`] naming the
@@ -136,26 +137,16 @@ impl BrowserSignIn {
         let command = self
             .browser
             .clone()
-            .or_else(|| std::env::var("BROWSER").ok())
-            .filter(|b| !b.trim().is_empty());
-        let mut process = match &command {
-            Some(command) => {
-                let mut words = command.split_whitespace();
-                let Some(program) = words.next() else { return };
-                let mut process = std::process::Command::new(program);
-                process.args(words);
-                process
-            }
-            None if cfg!(target_os = "macos") => std::process::Command::new("open"),
-            None if cfg!(windows) => {
-                let mut process = std::process::Command::new("cmd");
-                process.args(["/C", "start", ""]);
-                process
-            }
-            None => std::process::Command::new("xdg-open"),
+            .or_else(|| std::env::var("BROWSER").ok());
+        let Some(argv) = opener(command.as_deref(), Platform::current(), url) else {
+            eprintln!("(not opening a browser for that URL: open it yourself if you trust it)");
+            return;
         };
-        let started = process
-            .arg(url)
+        let Some((program, args)) = argv.split_first() else {
+            return;
+        };
+        let started = std::process::Command::new(program)
+            .args(args)
             .stdin(std::process::Stdio::null())
             .stdout(std::process::Stdio::null())
             .spawn();
@@ -164,6 +155,53 @@ impl BrowserSignIn {
             eprintln!("(could not start a browser with `{command}`: open the URL above)");
         }
     }
+}
+
+/// The platforms whose openers differ.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Platform {
+    MacOs,
+    Windows,
+    /// Linux and the other Unixes (freedesktop's `xdg-open`).
+    Unix,
+}
+
+impl Platform {
+    fn current() -> Platform {
+        if cfg!(target_os = "macos") {
+            Platform::MacOs
+        } else if cfg!(windows) {
+            Platform::Windows
+        } else {
+            Platform::Unix
+        }
+    }
+}
+
+/// The program and arguments that open `url`: `command` (the browser command, or `$BROWSER`:
+/// a program and its words) with the URL last, else the platform's opener. No shell ever
+/// reads the URL, which comes from the server's metadata: on Windows `cmd /C start` would cut
+/// it at its first `&` (losing `state` and the PKCE challenge) and run what follows as a
+/// command, so the URL goes to `rundll32 url.dll,FileProtocolHandler` as one argument. `None`
+/// when `url` is not an `http` or `https` URL (an opener would run a path or another scheme's
+/// handler).
+fn opener(command: Option<&str>, platform: Platform, url: &str) -> Option<Vec<String>> {
+    let parsed = Url::parse(url).ok()?;
+    if !matches!(parsed.scheme(), "https" | "http") {
+        return None;
+    }
+    let mut argv: Vec<String> = match command.map(str::split_whitespace) {
+        Some(words) if command.is_some_and(|c| !c.trim().is_empty()) => {
+            words.map(str::to_owned).collect()
+        }
+        _ => match platform {
+            Platform::MacOs => vec!["open".into()],
+            Platform::Windows => vec!["rundll32".into(), "url.dll,FileProtocolHandler".into()],
+            Platform::Unix => vec!["xdg-open".into()],
+        },
+    };
+    argv.push(url.to_owned());
+    Some(argv)
 }
 
 /// Takes requests on `listener` until one reaches `/callback` with `state` (returned as the
@@ -253,3 +291,6 @@ fn callback(stream: &TcpStream, port: u16, state: &str) -> Option<Result<String,
     reply("200 OK", "Signed in. You can close this window.");
     Some(Ok(url))
 }
+
+#[cfg(test)]
+mod tests;

@@ -302,15 +302,14 @@ pub(super) async fn fetch_json(http: &reqwest::Client, url: &Url) -> Result<Opti
         .header(header::ACCEPT, "application/json")
         .send()
         .await
-        .map_err(|e| {
-            Error::transport_source(format!("OAuth discovery: could not reach {url}"), e)
-        })?;
+        .map_err(|e| Error::web(format!("OAuth discovery: could not reach {url}"), e))?;
     if !response.status().is_success() {
         return Ok(None);
     }
-    let bytes = response.bytes().await.map_err(|e| {
-        Error::transport_source(format!("OAuth discovery: {url} broke off its answer"), e)
-    })?;
+    let bytes = response
+        .bytes()
+        .await
+        .map_err(|e| Error::web(format!("OAuth discovery: {url} broke off its answer"), e))?;
     serde_json::from_slice(&bytes).map(Some).map_err(|e| {
         Error::transport_source(
             format!("OAuth discovery: {url} did not answer with JSON"),
@@ -851,10 +850,7 @@ impl Auth {
             .send()
             .await
             .map_err(|e| {
-                Error::transport_source(
-                    format!("OAuth registration: could not reach {endpoint}"),
-                    e,
-                )
+                Error::web(format!("OAuth registration: could not reach {endpoint}"), e)
             })?;
         let status = response.status();
         let text = response.text().await.unwrap_or_default();
@@ -1098,7 +1094,7 @@ impl Auth {
             .send()
             .await
             .map_err(|e| {
-                Error::transport_source(
+                Error::web(
                     format!("OAuth {step} request: could not reach {endpoint}"),
                     e,
                 )

@@ -2,6 +2,9 @@
 
 use super::*;
 
+/// The stall limit of the tests that do not test it.
+const STALL: Duration = Duration::from_secs(3600);
+
 fn tools_only() -> Wants {
     Wants {
         changes: Changes::TOOLS,
@@ -149,7 +152,7 @@ fn task_ids_need_the_tasks_extension_and_are_acknowledged() {
 
 #[test]
 fn a_task_status_reaches_only_the_streams_of_its_owner_that_named_it() {
-    let (listeners, _kicked) = Listeners::with_announcer();
+    let (listeners, _kicked) = Listeners::with_announcer(STALL);
     let alice = super::super::tasks::owner(Some(b"Bearer alice"));
     let mallory = super::super::tasks::owner(Some(b"Bearer mallory"));
     let wants = |ids: &[&str], owner| Wants {
@@ -158,10 +161,10 @@ fn a_task_status_reaches_only_the_streams_of_its_owner_that_named_it() {
         owner,
         ..Wants::default()
     };
-    let mut named = listeners.subscribe(wants(&["t1"], alice), Some(json!("l-1")));
-    let mut other_task = listeners.subscribe(wants(&["t2"], alice), Some(json!("l-2")));
-    let mut other_owner = listeners.subscribe(wants(&["t1"], mallory), Some(json!("l-3")));
-    let mut legacy = listeners.subscribe(Wants::legacy(), None);
+    let mut named = listeners.subscribe(wants(&["t1"], alice), Some(json!("l-1")), None);
+    let mut other_task = listeners.subscribe(wants(&["t2"], alice), Some(json!("l-2")), None);
+    let mut other_owner = listeners.subscribe(wants(&["t1"], mallory), Some(json!("l-3")), None);
+    let mut legacy = listeners.subscribe(Wants::legacy(), None, None);
     let notes = [TaskNote {
         id: "t1".into(),
         owner: alice,
@@ -195,7 +198,7 @@ fn a_task_status_reaches_only_the_streams_of_its_owner_that_named_it() {
 
 #[test]
 fn resource_updates_reach_only_their_subscribers() {
-    let (listeners, _kicked) = Listeners::with_announcer();
+    let (listeners, _kicked) = Listeners::with_announcer(STALL);
     let mut modern = listeners.subscribe(
         Wants {
             changes: Changes::RESOURCE_UPDATED,
@@ -203,9 +206,10 @@ fn resource_updates_reach_only_their_subscribers() {
             ..Wants::default()
         },
         Some(json!(1)),
+        None,
     );
-    let mut legacy = listeners.subscribe(Wants::legacy(), None);
-    let mut tools = listeners.subscribe(tools_only(), Some(json!(2)));
+    let mut legacy = listeners.subscribe(Wants::legacy(), None, None);
+    let mut tools = listeners.subscribe(tools_only(), Some(json!(2)), None);
     let subscribed: BTreeSet<String> = ["test://b".to_owned()].into();
     let updated = [
         "test://a".to_owned(),
@@ -239,9 +243,9 @@ fn resource_updates_reach_only_their_subscribers() {
 
 #[test]
 fn announcements_coalesce_and_skip_streams_that_did_not_ask() {
-    let (listeners, _kicked) = Listeners::with_announcer();
-    let mut tools = listeners.subscribe(tools_only(), Some(json!(7)));
-    let mut nothing = listeners.subscribe(Wants::default(), Some(json!(8)));
+    let (listeners, _kicked) = Listeners::with_announcer(STALL);
+    let mut tools = listeners.subscribe(tools_only(), Some(json!(7)), None);
+    let mut nothing = listeners.subscribe(Wants::default(), Some(json!(8)), None);
     listeners.announce(&only(Changes::TOOLS));
     listeners.announce(&only(Changes::TOOLS));
     // The announcer's part.
@@ -258,12 +262,12 @@ fn announcements_coalesce_and_skip_streams_that_did_not_ask() {
     );
     assert!(nothing.poll_next(&mut cx).is_pending());
     drop(nothing);
-    listeners.announce(&only(Changes::TOOLS));
     assert_eq!(
-        listeners.len(),
+        listeners.streams().open.len(),
         1,
-        "a stream whose client went is forgotten"
+        "a stream whose client went is forgotten at once, with no change announced"
     );
+    listeners.announce(&only(Changes::TOOLS));
     listeners.close_all();
     match tools.poll_next(&mut cx) {
         std::task::Poll::Ready(Next::Events(events)) => assert_eq!(events.len(), 1),
@@ -277,8 +281,8 @@ fn announcements_coalesce_and_skip_streams_that_did_not_ask() {
 
 #[test]
 fn an_announcer_wakes_the_streams_once_kicked() {
-    let (listeners, mut kicked) = Listeners::with_announcer();
-    let mut tools = listeners.subscribe(tools_only(), None);
+    let (listeners, mut kicked) = Listeners::with_announcer(STALL);
+    let mut tools = listeners.subscribe(tools_only(), None, None);
     listeners.announce(&only(Changes::TOOLS));
     listeners.announce(&only(Changes::TOOLS));
     let waker = std::task::Waker::noop();
@@ -312,4 +316,119 @@ fn stdio_listeners_hear_in_band() {
     in_band.legacy = false;
     assert!(in_band.events(&only(Changes::TOOLS)).is_empty());
     assert_eq!(in_band.subscriptions.len(), 1);
+}
+
+#[test]
+fn closed_streams_are_freed_without_any_change() {
+    let (listeners, _kicked) = Listeners::with_announcer(STALL);
+    let big = Wants {
+        changes: Changes::RESOURCE_UPDATED,
+        uris: Some((0..10_000).map(|i| format!("test://r/{i}")).collect()),
+        ..Wants::default()
+    };
+    let streams: Vec<Subscription> = (0..100)
+        .map(|i| listeners.subscribe(big.clone(), Some(json!(i)), None))
+        .collect();
+    assert_eq!(listeners.streams().open.len(), 100);
+    drop(streams);
+    assert_eq!(
+        listeners.streams().open.len(),
+        0,
+        "what is stored, not what is counted: every closed stream is gone"
+    );
+    assert_eq!(listeners.len(), 0);
+}
+
+#[test]
+fn a_stalled_reader_queues_each_uri_and_task_once() {
+    let (listeners, _kicked) = Listeners::with_announcer(STALL);
+    let owner = super::super::tasks::owner(Some(b"Bearer a"));
+    let wants = Wants {
+        changes: {
+            let mut c = Changes::RESOURCE_UPDATED;
+            c.insert(Changes::TASKS);
+            c
+        },
+        uris: Some(vec!["test://hot".into()]),
+        task_ids: vec!["t1".into()],
+        owner,
+    };
+    let mut stalled = listeners.subscribe(wants, Some(json!(1)), None);
+    let updated = ["test://hot".to_owned()];
+    for step in 0..100_000 {
+        let notes = [TaskNote {
+            id: "t1".into(),
+            owner,
+            task: json!({"taskId": "t1", "status": "working", "step": step}),
+        }];
+        listeners.announce(&Announcement {
+            changes: {
+                let mut c = Changes::RESOURCE_UPDATED;
+                c.insert(Changes::TASKS);
+                c
+            },
+            updated: &updated,
+            subscribed: &BTreeSet::new(),
+            tasks: &notes,
+        });
+    }
+    assert_eq!(lock(&stalled.queue.updated).len(), 1, "one URI, once");
+    assert_eq!(
+        lock(&stalled.queue.tasks).len(),
+        1,
+        "one task, its latest status"
+    );
+    let waker = std::task::Waker::noop();
+    let mut cx = std::task::Context::from_waker(waker);
+    let std::task::Poll::Ready(Next::Events(events)) = stalled.poll_next(&mut cx) else {
+        panic!("the stream heard nothing");
+    };
+    assert_eq!(events.len(), 2, "{events:?}");
+    let task: Value = serde_json::from_str(&events[1]).unwrap();
+    assert_eq!(
+        task["params"]["step"], 99_999,
+        "the latest status is the one written"
+    );
+}
+
+#[test]
+fn a_stream_behind_past_its_stall_limit_is_closed_with_its_connection() {
+    let (listeners, _kicked) = Listeners::with_announcer(Duration::from_millis(20));
+    let close = Arc::new(Notify::new());
+    let mut stalled = listeners.subscribe(tools_only(), Some(json!(1)), Some(close.clone()));
+    let mut reading = listeners.subscribe(tools_only(), Some(json!(2)), None);
+    let waker = std::task::Waker::noop();
+    let mut cx = std::task::Context::from_waker(waker);
+    listeners.announce(&only(Changes::TOOLS));
+    assert!(matches!(
+        reading.poll_next(&mut cx),
+        std::task::Poll::Ready(Next::Events(_))
+    ));
+    std::thread::sleep(Duration::from_millis(40));
+    // The reading stream took its events: it is not behind, and stays.
+    listeners.announce(&only(Changes::TOOLS));
+    assert_eq!(
+        listeners.len(),
+        1,
+        "the stalled stream is closed, the other kept"
+    );
+    let notified = close.notified();
+    let mut notified = std::pin::pin!(notified);
+    assert!(
+        std::future::Future::poll(notified.as_mut(), &mut cx).is_ready(),
+        "its connection is told to close"
+    );
+    // What it had is still its to write, then it ends.
+    assert!(matches!(
+        stalled.poll_next(&mut cx),
+        std::task::Poll::Ready(Next::Events(_))
+    ));
+    assert!(matches!(
+        stalled.poll_next(&mut cx),
+        std::task::Poll::Ready(Next::Closed)
+    ));
+    assert!(matches!(
+        reading.poll_next(&mut cx),
+        std::task::Poll::Ready(Next::Events(_))
+    ));
 }

@@ -1,40 +1,112 @@
 use super::*;
 
-#[test]
-fn a_sealed_state_opens_only_unchanged_and_for_its_request() {
-    let sealer = Sealer::new().unwrap();
-    let here = binding("tools/call", "delete_all", &json!({"level": 3}));
-    let sealed = sealer.seal(Some(&json!({"step": 2})), &here);
-    assert_eq!(sealer.open(&sealed, &here), Ok(Some(json!({"step": 2}))));
-    assert_eq!(
-        sealer.open(&format!("{sealed}-TAMPERED"), &here),
-        Err(Unsealed::Forged)
-    );
-    let elsewhere = binding("tools/call", "delete_all", &json!({"level": 4}));
-    assert_eq!(sealer.open(&sealed, &elsewhere), Err(Unsealed::Elsewhere));
-    // Another registry's key.
-    let other = Sealer::new().unwrap();
-    assert_eq!(other.open(&sealed, &here), Err(Unsealed::Forged));
-    // Another state under the old tag: refused.
-    let (payload, tag) = sealed["v1.".len()..].split_once('.').unwrap();
-    let mut opened: Value =
-        serde_json::from_slice(&URL_SAFE_NO_PAD.decode(payload).unwrap()).unwrap();
-    opened["s"] = json!({"step": 3});
-    let forged = format!("v1.{}.{tag}", URL_SAFE_NO_PAD.encode(opened.to_string()));
-    assert_eq!(sealer.open(&forged, &here), Err(Unsealed::Forged));
-    assert_eq!(sealer.open("not a state", &here), Err(Unsealed::Forged));
-    assert_eq!(sealer.open(&sealer.seal(None, &here), &here), Ok(None));
+fn alice() -> crate::server::tasks::Owner {
+    crate::server::tasks::owner(Some(b"alice-token"))
 }
 
 #[test]
-fn an_expired_state_is_refused() {
+fn a_sealed_state_opens_only_unchanged_and_for_its_request() {
     let sealer = Sealer::new().unwrap();
-    let here = binding("prompts/get", "p", &json!({}));
-    let payload =
-        URL_SAFE_NO_PAD.encode(json!({"s": null, "b": digest(&here), "e": now() - 1}).to_string());
-    let tag = ring::hmac::sign(&sealer.key, payload.as_bytes());
-    let old = format!("v1.{payload}.{}", URL_SAFE_NO_PAD.encode(tag.as_ref()));
+    let here = Binding::new("tools/call", "delete_all", &json!({"level": 3}), &alice());
+    let sealed = sealer.seal(Some(&json!({"step": 2})), &here).unwrap();
+    assert!(sealed.starts_with("v2."), "{sealed}");
+    assert_eq!(sealer.open(&sealed, &here), Ok(Some(json!({"step": 2}))));
+    // Any byte changed: refused.
+    let bytes = URL_SAFE_NO_PAD.decode(&sealed[3..]).unwrap();
+    for at in [0, 12, bytes.len() / 2, bytes.len() - 1] {
+        let mut changed = bytes.clone();
+        changed[at] ^= 1;
+        let forged = format!("v2.{}", URL_SAFE_NO_PAD.encode(changed));
+        assert_eq!(
+            sealer.open(&forged, &here),
+            Err(Unsealed::Forged),
+            "byte {at}"
+        );
+    }
+    assert_eq!(
+        sealer.open(&format!("{sealed}AA"), &here),
+        Err(Unsealed::Forged)
+    );
+    let elsewhere = Binding::new("tools/call", "delete_all", &json!({"level": 4}), &alice());
+    assert_eq!(sealer.open(&sealed, &elsewhere), Err(Unsealed::Elsewhere));
+    let mallory = crate::server::tasks::owner(Some(b"mallory-token"));
+    let as_mallory = Binding::new("tools/call", "delete_all", &json!({"level": 3}), &mallory);
+    assert_eq!(
+        sealer.open(&sealed, &as_mallory),
+        Err(Unsealed::Elsewhere),
+        "another credential cannot resume it"
+    );
+    let no_owner = Binding::new("tools/call", "delete_all", &json!({"level": 3}), &None);
+    assert_eq!(sealer.open(&sealed, &no_owner), Err(Unsealed::Elsewhere));
+    // Another registry's key.
+    let other = Sealer::new().unwrap();
+    assert_eq!(other.open(&sealed, &here), Err(Unsealed::Forged));
+    assert_eq!(sealer.open("not a state", &here), Err(Unsealed::Forged));
+    assert_eq!(sealer.open("v2.", &here), Err(Unsealed::Forged));
+    assert_eq!(
+        sealer.open(&sealer.seal(None, &here).unwrap(), &here),
+        Ok(None)
+    );
+    // Two seals of one state differ (a fresh nonce each time).
+    assert_ne!(sealer.seal(None, &here), sealer.seal(None, &here));
+}
+
+#[test]
+fn a_sealed_state_cannot_be_read() {
+    let sealer = Sealer::new().unwrap();
+    let here = Binding::new("tools/call", "t", &json!({}), &None);
+    let secret = json!({"internal_secret": "hunter2", "level": 3});
+    let sealed = sealer.seal(Some(&secret), &here).unwrap();
+    let decoded = URL_SAFE_NO_PAD
+        .decode(sealed.strip_prefix("v2.").unwrap())
+        .unwrap();
+    let text = String::from_utf8_lossy(&decoded);
+    for word in ["hunter2", "internal_secret", "level", "\"s\"", "\"e\""] {
+        assert!(!text.contains(word), "{word} readable in {text:?}");
+    }
+    assert!(
+        !decoded.windows(7).any(|w| w == b"hunter2"),
+        "the handler's state is encrypted"
+    );
+    assert_eq!(sealer.open(&sealed, &here), Ok(Some(secret)));
+}
+
+#[test]
+fn a_sealed_state_expires_ten_minutes_after_it_is_sealed() {
+    let sealer = Sealer::new().unwrap();
+    let here = Binding::new("prompts/get", "p", &json!({}), &None);
+    let before = now();
+    let sealed = sealer.seal(None, &here).unwrap();
+    let payload = sealer.payload(&sealed).unwrap();
+    let expires = payload["e"].as_u64().unwrap();
+    assert!(
+        (before + 600..=now() + 600).contains(&expires),
+        "expires at {expires}, sealed at {before}"
+    );
+    let old = sealer.seal_until(None, &here, now() - 1).unwrap();
     assert_eq!(sealer.open(&old, &here), Err(Unsealed::Expired));
+}
+
+#[test]
+fn a_binding_reads_the_arguments_canonically() {
+    let a = Binding::new(
+        "tools/call",
+        "t",
+        &json!({"b": [1, {"y": 2, "x": 1}], "a": "s"}),
+        &None,
+    );
+    let b = Binding::new(
+        "tools/call",
+        "t",
+        &json!({"a": "s", "b": [1, {"x": 1, "y": 2}]}),
+        &None,
+    );
+    assert_eq!(a, b);
+    // The parts cannot run into each other.
+    assert_ne!(
+        Binding::new("tools/call", "a\nb", &json!({}), &None),
+        Binding::new("tools/call\na", "b", &json!({}), &None)
+    );
 }
 
 #[test]

@@ -11,11 +11,12 @@ use serde_json::{Map, Value};
 use super::Registry;
 use crate::server::ToolError;
 use crate::server::announce::{Announcement, Changes};
-use crate::server::input::{self, Input, InputRequired, Outcome, Unsealed};
+use crate::server::input::{Binding, Input, InputRequired, Outcome, Unsealed};
 use crate::server::prompts::{Prompt, PromptDefinition, PromptHandler};
 use crate::server::resources::{
     Completer, Resource, ResourceDefinition, Template, TemplateDefinition, completion, typed,
 };
+use crate::server::tasks::Owner;
 use crate::server::wire::{Meta, Params, Rare, Text, error, error_with, respond};
 use crate::uri_template::UriTemplate;
 use crate::{CompletionRef, PromptMessage, ResourceContents};
@@ -342,6 +343,7 @@ impl<Ctx> Registry<Ctx> {
         id: &Value,
         params: Params,
         modern: bool,
+        owner: &Owner,
     ) -> String {
         let Some(name) = params.name.as_ref().and_then(Text::as_str) else {
             return error(
@@ -371,7 +373,7 @@ impl<Ctx> Registry<Ctx> {
                 .map(crate::JsonTree::to_value)
                 .filter(|v| !v.is_null())
                 .unwrap_or_else(|| Value::Object(Map::new()));
-            input::binding("prompts/get", name, &given)
+            Binding::new("prompts/get", name, &given, owner)
         };
         let input = match self.input(params.rare(), params.meta.as_ref(), binding, modern) {
             Ok(input) => input,
@@ -418,6 +420,7 @@ impl<Ctx> Registry<Ctx> {
         id: &Value,
         params: &Params,
         modern: bool,
+        owner: &Owner,
     ) -> String {
         let Some(uri) = params.uri.as_deref().and_then(Value::as_str) else {
             return error(
@@ -427,7 +430,7 @@ impl<Ctx> Registry<Ctx> {
             );
         };
         // What a sealed state is bound to: the method and the URI.
-        let binding = || input::binding("resources/read", uri, &Value::Null);
+        let binding = || Binding::new("resources/read", uri, &Value::Null, owner);
         let input = match self.input(params.rare(), params.meta.as_ref(), binding, modern) {
             Ok(input) => input,
             Err(refused) => return refused.reply(id),
@@ -592,7 +595,7 @@ impl<Ctx> Registry<Ctx> {
         &self,
         rare: &Rare,
         meta: Option<&Meta>,
-        binding: impl FnOnce() -> String,
+        binding: impl FnOnce() -> Binding,
         modern: bool,
     ) -> Result<Input, Refusal> {
         let responses = match &rare.input_responses {
@@ -642,7 +645,7 @@ impl<Ctx> Registry<Ctx> {
         id: &Value,
         mut asked: InputRequired,
         input: &Input,
-        binding: impl FnOnce() -> String,
+        binding: impl FnOnce() -> Binding,
         modern: bool,
         name: &str,
     ) -> String {
@@ -664,12 +667,13 @@ impl<Ctx> Registry<Ctx> {
         if !asked.requests.is_empty() {
             result.insert("inputRequests".into(), Value::Object(asked.requests));
         }
-        match &self.sealer {
-            Some(sealer) => {
-                result.insert(
-                    "requestState".into(),
-                    Value::String(sealer.seal(asked.state.as_ref(), &binding())),
-                );
+        match self
+            .sealer
+            .as_ref()
+            .and_then(|sealer| sealer.seal(asked.state.as_ref(), &binding()))
+        {
+            Some(sealed) => {
+                result.insert("requestState".into(), Value::String(sealed));
             }
             None if result.contains_key("inputRequests") => {}
             None => {

@@ -51,3 +51,73 @@ fn owners_differ_by_credential() {
     assert_ne!(owner(Some(b"Bearer a")), owner(Some(b"Bearer b")));
     assert_eq!(owner(Some(b"Bearer a")), owner(Some(b"Bearer a")));
 }
+
+/// 128 random bits: 32 hex digits, none alike, and no id telling the next (a counter's
+/// neighbours differ in a bit or two; random ones in about half of their 128).
+#[test]
+fn task_ids_are_not_predictable_from_one_another() {
+    let ids: Vec<String> = (0..256).map(|_| task_id()).collect();
+    for id in &ids {
+        assert_eq!(id.len(), 32, "{id}");
+        assert!(id.bytes().all(|b| b.is_ascii_hexdigit()), "{id}");
+    }
+    let distinct: std::collections::BTreeSet<&String> = ids.iter().collect();
+    assert_eq!(distinct.len(), ids.len());
+    let bits = |id: &str| u128::from_str_radix(id, 16).expect("hex");
+    let differing: Vec<u32> = ids
+        .windows(2)
+        .map(|pair| (bits(&pair[0]) ^ bits(&pair[1])).count_ones())
+        .collect();
+    let mean = f64::from(differing.iter().sum::<u32>()) / differing.len() as f64;
+    assert!(
+        (54.0..=74.0).contains(&mean),
+        "neighbouring ids differ in {mean} bits on average, not about 64"
+    );
+    assert!(
+        differing.iter().all(|&d| d >= 24),
+        "some neighbours are too alike: {differing:?}"
+    );
+    // Nor do they step by a constant.
+    let steps: std::collections::BTreeSet<u128> = ids
+        .windows(2)
+        .map(|pair| bits(&pair[1]).wrapping_sub(bits(&pair[0])))
+        .collect();
+    assert!(steps.len() > 250);
+}
+
+/// The store keeps at most `kept` tasks: finished ones are forgotten oldest first; when every
+/// one kept is running, there is no room.
+#[test]
+fn the_store_is_bounded_in_all() {
+    let mut tasks = Tasks::new();
+    tasks.limits.kept = 4;
+    let done = r#"{"jsonrpc":"2.0","id":1,"result":{"content":[]}}"#;
+    for _ in 0..5_000 {
+        assert_eq!(tasks.has_room(&None), Ok(()));
+        tasks.create(answered(done), true);
+        assert!(tasks.len() <= 4, "{}", tasks.len());
+    }
+    assert!(
+        tasks.expiry.len() <= 2 * 4 + 1,
+        "expiry times of forgotten tasks are dropped too: {}",
+        tasks.expiry.len()
+    );
+    let mut senders = Vec::new();
+    for i in 0..4 {
+        let (tx, rx) = tokio::sync::mpsc::unbounded_channel();
+        senders.push(tx);
+        let owner = owner(Some(format!("Bearer {i}").as_bytes()));
+        assert_eq!(tasks.has_room(&owner), Ok(()));
+        tasks.create(
+            NewTask {
+                answer: Some(rx),
+                answered: None,
+                owner,
+                ..answered("")
+            },
+            true,
+        );
+    }
+    assert_eq!(tasks.len(), 4);
+    assert_eq!(tasks.has_room(&None), Err(Full::Store(4)));
+}
