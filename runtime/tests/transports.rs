@@ -1316,3 +1316,100 @@ async fn a_connection_closed_under_a_request_is_retried_only_when_repeating_is_h
         .await
         .expect("the next call");
 }
+
+/// A TCP proxy that counts the `subscriptions/listen` requests passing through it, and can
+/// freeze the connections open so far: it goes on reading what their server sends and passes
+/// none of it on (a half-open connection, as when a middlebox or the server vanished).
+fn freezing_proxy(upstream: u16) -> (u16, Arc<AtomicUsize>, Arc<AtomicUsize>, Arc<AtomicUsize>) {
+    use std::net::{Shutdown, TcpStream};
+    let listener = TcpListener::bind("127.0.0.1:0").expect("binds");
+    let port = listener.local_addr().expect("addr").port();
+    let listens = Arc::new(AtomicUsize::new(0));
+    // Connections numbered below this one are frozen.
+    let frozen_below = Arc::new(AtomicUsize::new(0));
+    let opened = Arc::new(AtomicUsize::new(0));
+    let (counted, frozen, count) = (listens.clone(), frozen_below.clone(), opened.clone());
+    std::thread::spawn(move || {
+        for (n, client) in listener.incoming().enumerate() {
+            let Ok(mut client) = client else { continue };
+            count.store(n + 1, Ordering::SeqCst);
+            let server = TcpStream::connect(("127.0.0.1", upstream)).expect("upstream");
+            let (mut from_server, mut to_client) = (
+                server.try_clone().expect("clone"),
+                client.try_clone().expect("clone"),
+            );
+            let frozen = frozen.clone();
+            std::thread::spawn(move || {
+                let mut buf = [0u8; 16 * 1024];
+                loop {
+                    let read = match from_server.read(&mut buf) {
+                        Ok(0) | Err(_) => break,
+                        Ok(read) => read,
+                    };
+                    if n >= frozen.load(Ordering::SeqCst)
+                        && to_client.write_all(&buf[..read]).is_err()
+                    {
+                        break;
+                    }
+                }
+                let _ = to_client.shutdown(Shutdown::Both);
+            });
+            let counted = counted.clone();
+            std::thread::spawn(move || {
+                let mut to_server = server;
+                let mut buf = [0u8; 16 * 1024];
+                loop {
+                    let read = match client.read(&mut buf) {
+                        Ok(0) | Err(_) => break,
+                        Ok(read) => read,
+                    };
+                    if String::from_utf8_lossy(&buf[..read]).contains("subscriptions/listen") {
+                        counted.fetch_add(1, Ordering::SeqCst);
+                    }
+                    if to_server.write_all(&buf[..read]).is_err() {
+                        break;
+                    }
+                }
+                let _ = to_server.shutdown(Shutdown::Write);
+            });
+        }
+    });
+    (port, listens, frozen_below, opened)
+}
+
+/// A listen stream that falls silent past its server's keep-alives is taken for dead, and the
+/// client opens another: a half-open connection does not leave it deaf for good.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_listen_stream_silent_past_its_keep_alives_is_opened_again() {
+    let server = Polled::start(ServerBuilder::new().keep_alive(Duration::from_millis(100)));
+    let upstream: u16 = server
+        .url
+        .trim_start_matches("http://127.0.0.1:")
+        .trim_end_matches("/mcp")
+        .parse()
+        .expect("port");
+    let (port, listens, frozen_below, opened) = freezing_proxy(upstream);
+    let client = HttpClient::builder(format!("http://127.0.0.1:{port}/mcp"))
+        .on_tools_changed(|_| {})
+        .connect()
+        .await
+        .expect("connects");
+    let wait_for = |n: usize, why: &str| {
+        let deadline = Instant::now() + Duration::from_secs(30);
+        while listens.load(Ordering::SeqCst) < n {
+            assert!(Instant::now() < deadline, "{why}");
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    };
+    wait_for(1, "the client listens");
+    // A few keep-alives come through, then nothing more on any connection open now.
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    assert_eq!(
+        listens.load(Ordering::SeqCst),
+        1,
+        "one stream while it is alive"
+    );
+    frozen_below.store(opened.load(Ordering::SeqCst), Ordering::SeqCst);
+    wait_for(2, "the silent stream was never replaced");
+    drop(client);
+}

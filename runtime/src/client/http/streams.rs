@@ -4,12 +4,13 @@
 use std::time::Duration;
 
 use reqwest::StatusCode;
-use reqwest::header::{self, HeaderValue};
+use reqwest::header::{self, HeaderMap, HeaderValue};
 use serde_json::{Value, json};
 
 use super::{Inner, answer_server_request, headers};
-use crate::client::CallContext;
+use crate::Error;
 use crate::client::sse::SseParser;
+use crate::client::{CallContext, Reply};
 use crate::era;
 
 /// The legacy era's standalone GET stream: the server's requests are answered and its
@@ -122,15 +123,21 @@ pub(super) async fn listen_for_changes(inner: std::sync::Weak<Inner>) {
     }
 }
 
-/// Opens one listen stream and reads it to its end. Holds the client only while it writes the
-/// request and while it hands an event over, so that dropping the client ends the task.
+/// How long a listen stream may stay silent, in keep-alive intervals of its server's, before the
+/// client takes its connection for dead (half-open: the server or a middlebox gone without a
+/// word) and opens another. Only for a server seen sending keep-alives.
+const KEEP_ALIVES_MISSED: u32 = 3;
+/// The least silence taken for a dead listen stream.
+const LISTEN_IDLE_MIN: Duration = Duration::from_secs(1);
+
+/// Opens one listen stream and reads it to its end. Holds the client only while it sends the
+/// request (through its credentials: a token refused with 401 is renewed and the request sent
+/// again, as a call's would be) and while it hands an event over, so that dropping the client
+/// ends the task.
 async fn listen_once(weak: &std::sync::Weak<Inner>, opened_before: bool) -> Listened {
     let Some(inner) = weak.upgrade() else {
         return Listened::Gone;
     };
-    if let Err(e) = inner.credential.prepare(&inner.http).await {
-        return Listened::Failed(e.to_string());
-    }
     let session = &inner.session;
     let Some(negotiated) = session.negotiated() else {
         return Listened::Gone;
@@ -155,37 +162,89 @@ async fn listen_once(weak: &std::sync::Weak<Inner>, opened_before: bool) -> List
         &[],
         Some(&negotiated),
     );
-    let body = request.text;
+    let body = bytes::Bytes::from(request.text);
     let timeout = session.settings.timeout;
-    let (http, url) = (inner.http.clone(), inner.url.clone());
-    drop(inner);
-    let sent =
-        tokio::time::timeout(timeout, http.post(url).headers(headers).body(body).send()).await;
-    let mut response = match sent {
-        Err(_) => return Listened::Failed(format!("no answer within {timeout:?}")),
-        Ok(Err(e)) => return Listened::Failed(e.without_url().to_string()),
-        Ok(Ok(response)) => response,
+    // The stream, once a request was answered with one (the credential layer sees a reply).
+    let opened: std::sync::Mutex<Option<reqwest::Response>> = std::sync::Mutex::default();
+    let attempt = |headers: HeaderMap| {
+        let sending = inner
+            .http
+            .post(inner.url.clone())
+            .headers(headers)
+            .body(body.clone())
+            .send();
+        let opened = &opened;
+        async move {
+            let response = match tokio::time::timeout(timeout, sending).await {
+                Err(_) => return Err(Error::transport(format!("no answer within {timeout:?}"))),
+                Ok(Err(e)) => return Err(Error::web("subscriptions/listen", e)),
+                Ok(Ok(response)) => response,
+            };
+            let is_sse = response
+                .headers()
+                .get(header::CONTENT_TYPE)
+                .and_then(|v| v.to_str().ok())
+                .is_some_and(|v| v.to_ascii_lowercase().starts_with("text/event-stream"));
+            if is_sse {
+                *crate::client::lock(opened) = Some(response);
+                return Ok(Reply::Accepted);
+            }
+            let status = response.status();
+            let www_authenticate = response
+                .headers()
+                .get(header::WWW_AUTHENTICATE)
+                .map(|v| String::from_utf8_lossy(v.as_bytes()).into_owned());
+            let body = response.text().await.unwrap_or_default();
+            Ok(Reply::Refused {
+                status,
+                body,
+                error: None,
+                www_authenticate,
+            })
+        }
     };
-    let status = response.status();
-    let is_sse = response
-        .headers()
-        .get(header::CONTENT_TYPE)
-        .and_then(|v| v.to_str().ok())
-        .is_some_and(|v| v.to_ascii_lowercase().starts_with("text/event-stream"));
-    if !is_sse {
-        let body = response.text().await.unwrap_or_default();
-        return not_a_stream(status, &body);
+    let sent = inner.credential.send(&inner.http, headers, attempt).await;
+    drop(inner);
+    match sent {
+        Err(e) => return Listened::Failed(e.to_string()),
+        Ok(Reply::Refused { status, body, .. }) => return not_a_stream(status, &body),
+        Ok(_) => {}
     }
+    let Some(response) = crate::client::lock(&opened).take() else {
+        return Listened::Failed("answered without a stream".to_owned());
+    };
+    read_listen(weak, response, id, timeout, opened_before).await
+}
+
+/// Reads an opened listen stream to its end: its acknowledgement within `timeout`, then its
+/// events, handed to the session.
+async fn read_listen(
+    weak: &std::sync::Weak<Inner>,
+    mut response: reqwest::Response,
+    id: u64,
+    timeout: Duration,
+    opened_before: bool,
+) -> Listened {
     let mut parser = SseParser::default();
     let mut acknowledged = false;
     let deadline = tokio::time::Instant::now() + timeout;
+    // Once the server is seen keeping the stream alive: the longest wait for a keep-alive.
+    let mut keep_alive: Option<Duration> = None;
+    let mut last = tokio::time::Instant::now();
     loop {
-        let chunk = if acknowledged {
-            response.chunk().await
-        } else {
-            match tokio::time::timeout_at(deadline, response.chunk()).await {
+        let chunk = match (acknowledged, keep_alive) {
+            (false, _) => match tokio::time::timeout_at(deadline, response.chunk()).await {
                 Ok(chunk) => chunk,
                 Err(_) => return Listened::Failed("no acknowledgement in time".to_owned()),
+            },
+            (true, None) => response.chunk().await,
+            (true, Some(interval)) => {
+                let idle = (interval * KEEP_ALIVES_MISSED).max(LISTEN_IDLE_MIN);
+                match tokio::time::timeout(idle, response.chunk()).await {
+                    Ok(chunk) => chunk,
+                    // Silent past its keep-alives: the connection is dead; open another.
+                    Err(_) => return Listened::Dropped,
+                }
             }
         };
         let chunk = match chunk {
@@ -194,7 +253,15 @@ async fn listen_once(weak: &std::sync::Weak<Inner>, opened_before: bool) -> List
             Ok(None) => return Listened::Failed("the stream ended unacknowledged".to_owned()),
             Err(e) => return Listened::Failed(e.without_url().to_string()),
         };
-        for data in parser.push(&chunk) {
+        let now = tokio::time::Instant::now();
+        let waited = now - last;
+        last = now;
+        let events = parser.push(&chunk);
+        if acknowledged && events.is_empty() {
+            // A comment alone: the server keeps the stream alive, about this often.
+            keep_alive = Some(keep_alive.map_or(waited, |longest| longest.max(waited)));
+        }
+        for data in events {
             let Ok(message) = serde_json::from_str::<Value>(&data) else {
                 continue;
             };
