@@ -598,3 +598,36 @@ async fn a_catalog_check_lists_only_what_the_modules_use() {
             .unchanged()
     );
 }
+
+/// Over stdio in 2026-07-28 the client listens for tool changes too (one `subscriptions/listen`
+/// kept open in band): a change is heard at once, however long the list's `ttlMs`.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_modern_stdio_client_listens_for_tool_changes() {
+    let mut command = tokio::process::Command::new("python3");
+    command
+        .arg(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/tests/fixtures/drift_server.py"
+        ))
+        .arg("modern-listen")
+        .arg("600000");
+    let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
+    let client = StdioClient::builder(command)
+        .timeout(Duration::from_secs(60))
+        .on_tools_changed(move |tools| {
+            let _ = tx.send(tools.tools.len());
+        })
+        .spawn()
+        .await
+        .expect("the drift server starts");
+    // The listen goes out when the handler is set: wait until the server has it, by a call
+    // made after it on the same pipe.
+    assert_eq!(lists(&client).await, 0);
+    change(&client).await;
+    let heard = tokio::time::timeout(Duration::from_secs(30), rx.recv())
+        .await
+        .expect("the change was heard over stdio")
+        .expect("a list");
+    assert_eq!(heard, 6, "version 2 has six tools");
+    assert_eq!(lists(&client).await, 1, "one list fetched, for the handler");
+}

@@ -26,6 +26,8 @@ struct Seen {
     form: HashMap<String, String>,
     /// The resource answered 401: no token, or one it does not accept (never issued, revoked).
     refused: bool,
+    /// The JSON-RPC method of a request to the resource's endpoint.
+    rpc: Option<String>,
 }
 
 #[derive(Debug, Default)]
@@ -51,6 +53,9 @@ struct State {
     redirect_calls: bool,
     /// The `token_endpoint` the authorization server's metadata names (default: its own).
     token_endpoint_override: Option<String>,
+    /// Whether the resource announces tool changes and serves `subscriptions/listen` (each
+    /// stream acknowledged, then ended at once).
+    announces: bool,
 }
 
 struct Realm {
@@ -215,6 +220,10 @@ fn serve(
     } else {
         HashMap::new()
     };
+    let rpc = (path == "/mcp")
+        .then(|| serde_json::from_slice::<Value>(&body).ok())
+        .flatten()
+        .and_then(|m| m["method"].as_str().map(str::to_owned));
     let mut state = state.lock().expect("lock");
     state.seen.push(Seen {
         server,
@@ -223,6 +232,7 @@ fn serve(
         authorization: authorization.clone(),
         form: form.clone(),
         refused: false,
+        rpc,
     });
     let json = [("Content-Type", "application/json")];
     match (server, path.as_str()) {
@@ -263,7 +273,19 @@ fn serve(
                 );
             }
             let message: Value = serde_json::from_slice(&body).unwrap_or(Value::Null);
+            if state.announces && message["method"] == "subscriptions/listen" {
+                let ack = json!({"jsonrpc": "2.0", "method": "notifications/subscriptions/acknowledged",
+                    "params": {"_meta": {"io.modelcontextprotocol/subscriptionId": message["id"]},
+                        "notifications": {"toolsListChanged": true}}});
+                let events = format!("event: message\ndata: {ack}\n\n");
+                let sse = [("Content-Type", "text/event-stream")];
+                return respond(&mut stream, "200 OK", &sse, &events);
+            }
             let result = match message["method"].as_str() {
+                Some("server/discover") if state.announces => json!({
+                    "supportedVersions": ["2026-07-28"],
+                    "capabilities": {"tools": {"listChanged": true}},
+                }),
                 Some("server/discover") => json!({"supportedVersions": ["2026-07-28"]}),
                 Some("tools/list") => {
                     json!({"tools": [{"name": "echo", "inputSchema": {"type": "object"}}]})
@@ -870,4 +892,62 @@ async fn a_server_without_oauth_metadata_is_named_as_such() {
         "{message}"
     );
     assert!(message.contains("may not use OAuth"), "{message}");
+}
+
+/// A listen stream refused with 401 (the token expired or was revoked while the client
+/// listened) renews the token as a call would and listens again, instead of giving up on
+/// hearing of changes for the client's life.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_listen_refused_with_401_renews_the_token_and_listens_again() {
+    let realm = Realm::start(3600);
+    realm.state.lock().expect("lock").announces = true;
+    let approvals = Arc::new(AtomicUsize::new(0));
+    let client = HttpClient::builder(&realm.resource)
+        .oauth(realm.approver(approvals.clone()))
+        .on_tools_changed(|_| {})
+        .connect()
+        .await
+        .expect("signs in");
+    let listens = |refused: bool| {
+        realm
+            .seen()
+            .iter()
+            .filter(|s| s.rpc.as_deref() == Some("subscriptions/listen") && s.refused == refused)
+            .count()
+    };
+    let wait = |what: &str, done: &dyn Fn() -> bool| {
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+        while !done() {
+            assert!(
+                std::time::Instant::now() < deadline,
+                "{what}: {:#?}",
+                realm.seen()
+            );
+            std::thread::sleep(std::time::Duration::from_millis(20));
+        }
+    };
+    // Each stream ends at once and is opened again a second later; each reopening lists the
+    // tools (a change may have come meanwhile). The token is revoked in that second, so that
+    // the next request is a listen, refused.
+    wait("the client listens, then lists", &|| {
+        let seen = realm.seen();
+        let last = seen.iter().rev().find(|s| s.rpc.is_some());
+        listens(false) >= 2 && last.is_some_and(|s| s.rpc.as_deref() == Some("tools/list"))
+    });
+    realm.state.lock().expect("lock").access.clear();
+    wait("a listen is refused", &|| listens(true) >= 1);
+    let accepted = listens(false);
+    wait("the client listens again with a renewed token", &|| {
+        listens(false) > accepted
+    });
+    assert!(
+        !realm.token_requests("refresh_token").is_empty(),
+        "the token was refreshed"
+    );
+    assert_eq!(
+        approvals.load(Ordering::SeqCst),
+        1,
+        "the person was asked once"
+    );
+    drop(client);
 }

@@ -40,6 +40,8 @@ struct Shared {
     /// The server's output has closed (set under the `pending` lock, so that a request is
     /// either failed by the reader or refused here, never left waiting for its timeout).
     closed: std::sync::atomic::AtomicBool,
+    /// A `subscriptions/listen` for tool changes was sent (2026-07-28).
+    listening: std::sync::atomic::AtomicBool,
 }
 
 /// How many of the server's stray lines are kept, and how much of each.
@@ -168,6 +170,7 @@ impl ClientBuilder<StdioOptions> {
             writer,
             noise: Mutex::new(std::collections::VecDeque::new()),
             closed: std::sync::atomic::AtomicBool::new(false),
+            listening: std::sync::atomic::AtomicBool::new(false),
         });
         let writer_task = runtime.spawn(async move {
             while let Some(line) = lines.recv().await {
@@ -310,6 +313,42 @@ impl Carrier for StdioTransport {
         _timeout: Duration,
     ) -> impl Future<Output = Result<(), Error>> + Send {
         std::future::ready(self.shared.write(&message))
+    }
+
+    /// In 2026-07-28, sends one `subscriptions/listen` for tool list changes, once, when the
+    /// server advertises `tools.listChanged`: the request stays open for the connection's life,
+    /// and its notifications come in band, routed by `read_loop` like any other.
+    fn hear_changes(&self) {
+        let shared = &self.shared;
+        let session = &shared.session;
+        let Some(negotiated) = session.negotiated().filter(|n| n.is_modern()) else {
+            return;
+        };
+        if !session.announces_tool_changes()
+            || shared
+                .listening
+                .swap(true, std::sync::atomic::Ordering::AcqRel)
+        {
+            return;
+        }
+        let params = json!({"notifications": {"toolsListChanged": true}});
+        let id = session.next_id();
+        let written = session
+            .outgoing(
+                id,
+                "subscriptions/listen",
+                &params,
+                Some(&negotiated),
+                None,
+                false,
+            )
+            .and_then(|request| shared.write_line(request.text));
+        if let Err(_e) = written {
+            #[cfg(not(feature = "tracing"))]
+            log::debug!("subscriptions/listen over stdio failed ({_e}); relying on ttlMs");
+            #[cfg(feature = "tracing")]
+            tracing::debug!(error = %_e, "subscriptions/listen over stdio failed; relying on ttlMs");
+        }
     }
 }
 

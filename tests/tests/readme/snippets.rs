@@ -22,9 +22,9 @@ mod line_126 {
     }
 }
 
-/// README.md line 216: `fn()`.
+/// README.md line 218: `fn()`.
 #[allow(unused, unreachable_code, unnameable_test_items, clippy::all)]
-mod line_216 {
+mod line_218 {
     use super::support::*;
 
     pub(super) async fn snippet() -> Result<(), Box<dyn std::error::Error>> {
@@ -47,9 +47,9 @@ mod line_216 {
     }
 }
 
-/// README.md line 252: `fn()`.
+/// README.md line 254: `fn()`.
 #[allow(unused, unreachable_code, unnameable_test_items, clippy::all)]
-mod line_252 {
+mod line_254 {
     use super::support::*;
 
     pub(super) async fn snippet() -> Result<(), Box<dyn std::error::Error>> {
@@ -74,9 +74,9 @@ mod line_252 {
     }
 }
 
-/// README.md line 302: `fn(config_dir: &std::path::Path)`.
+/// README.md line 304: `fn(config_dir: &std::path::Path)`.
 #[allow(unused, unreachable_code, unnameable_test_items, clippy::all)]
-mod line_302 {
+mod line_304 {
     use super::support::*;
 
     pub(super) async fn snippet(config_dir: &std::path::Path) -> Result<(), Box<dyn std::error::Error>> {
@@ -99,9 +99,9 @@ mod line_302 {
     }
 }
 
-/// README.md line 392: `fn(client: Client<HttpClient>) use mcp_bindgen::HttpClient; use mcp_bindgen_tests::py_tls::{Client, prompts, resources};`.
+/// README.md line 395: `fn(client: Client<HttpClient>) use mcp_bindgen::HttpClient; use mcp_bindgen_tests::py_tls::{Client, prompts, resources};`.
 #[allow(unused, unreachable_code, unnameable_test_items, clippy::all)]
-mod line_392 {
+mod line_395 {
     use super::support::*;
     use mcp_bindgen::HttpClient;
     use mcp_bindgen_tests::py_tls::{Client, prompts, resources};
@@ -116,9 +116,9 @@ mod line_392 {
     }
 }
 
-/// README.md line 405: `fn(client: Client<HttpClient>) use mcp_bindgen::HttpClient; use mcp_bindgen_tests::everything::Client;`.
+/// README.md line 408: `fn(client: Client<HttpClient>) use mcp_bindgen::HttpClient; use mcp_bindgen_tests::everything::Client;`.
 #[allow(unused, unreachable_code, unnameable_test_items, clippy::all)]
-mod line_405 {
+mod line_408 {
     use super::support::*;
     use mcp_bindgen::HttpClient;
     use mcp_bindgen_tests::everything::Client;
@@ -132,9 +132,9 @@ mod line_405 {
     }
 }
 
-/// README.md line 418: `items`.
+/// README.md line 421: `items`.
 #[allow(unused, unreachable_code, unnameable_test_items, clippy::all)]
-mod line_418 {
+mod line_421 {
     use super::support::*;
 
     use mcp_bindgen::server::{Handler, McpTool, Registry, Server, ToolError};
@@ -174,9 +174,9 @@ mod line_418 {
     }
 }
 
-/// README.md line 572: `fn(client: Client<HttpClient>, http: HttpClient) use mcp_bindgen::HttpClient; use mcp_bindings::tecs::{Client, types};`.
+/// README.md line 575: `fn(client: Client<HttpClient>, http: HttpClient) use mcp_bindgen::HttpClient; use mcp_bindings::tecs::{Client, types};`.
 #[allow(unused, unreachable_code, unnameable_test_items, clippy::all)]
-mod line_572 {
+mod line_575 {
     use super::support::*;
     use mcp_bindgen::HttpClient;
     use mcp_bindings::tecs::{Client, types};
@@ -192,9 +192,9 @@ mod line_572 {
     }
 }
 
-/// README.md line 600: `fn() run`.
+/// README.md line 603: `fn() run`.
 #[allow(unused, unreachable_code, unnameable_test_items, clippy::all)]
-mod line_600 {
+mod line_603 {
     use super::support::*;
 
     pub(super) async fn snippet() -> Result<(), Box<dyn std::error::Error>> {
@@ -240,13 +240,13 @@ mod line_600 {
 }
 
 #[test]
-fn line_600_runs() {
-    pollster::block_on(line_600::snippet()).expect("the snippet runs");
+fn line_603_runs() {
+    pollster::block_on(line_603::snippet()).expect("the snippet runs");
 }
 
-/// README.md line 793: `fn(url: &str)`.
+/// README.md line 796: `fn(url: &str)`.
 #[allow(unused, unreachable_code, unnameable_test_items, clippy::all)]
-mod line_793 {
+mod line_796 {
     use super::support::*;
 
     pub(super) async fn snippet(url: &str) -> Result<(), Box<dyn std::error::Error>> {
@@ -263,9 +263,9 @@ mod line_793 {
     }
 }
 
-/// README.md line 904: `items`.
+/// README.md line 907: `items`.
 #[allow(unused, unreachable_code, unnameable_test_items, clippy::all)]
-mod line_904 {
+mod line_907 {
     use super::support::*;
 
     // build.rs
@@ -278,9 +278,9 @@ mod line_904 {
     }
 }
 
-/// README.md line 931: `items`.
+/// README.md line 934: `items`.
 #[allow(unused, unreachable_code, unnameable_test_items, clippy::all)]
-mod line_931 {
+mod line_934 {
     use super::support::*;
 
     // Cargo.toml: mcp-bindgen, mcp-bindgen-include, serde, serde_json
@@ -296,9 +296,9 @@ mod line_931 {
     );
 }
 
-/// README.md line 1049: `fn()`.
+/// README.md line 1052: `fn()`.
 #[allow(unused, unreachable_code, unnameable_test_items, clippy::all)]
-mod line_1049 {
+mod line_1052 {
     use super::support::*;
 
     pub(super) async fn snippet() -> Result<(), Box<dyn std::error::Error>> {
@@ -318,9 +318,9 @@ mod line_1049 {
     }
 }
 
-/// README.md line 1091: `fn(url: &str)`.
+/// README.md line 1096: `fn(url: &str)`.
 #[allow(unused, unreachable_code, unnameable_test_items, clippy::all)]
-mod line_1091 {
+mod line_1096 {
     use super::support::*;
 
     pub(super) async fn snippet(url: &str) -> Result<(), Box<dyn std::error::Error>> {
