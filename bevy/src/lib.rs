@@ -110,7 +110,7 @@ pub struct McpPlugin {
     version: String,
     port: u16,
     path: String,
-    bearer_token: Option<String>,
+    bearer_tokens: Vec<String>,
     frame_budget: Duration,
     schedule: Interned<dyn ScheduleLabel>,
     read_only: bool,
@@ -128,7 +128,7 @@ impl Default for McpPlugin {
             version: "0.0.0".to_owned(),
             port: 7100,
             path: "/mcp".to_owned(),
-            bearer_token: None,
+            bearer_tokens: Vec::new(),
             frame_budget: Duration::from_millis(1),
             schedule: Last.intern(),
             read_only: false,
@@ -166,9 +166,11 @@ impl McpPlugin {
         self
     }
 
-    /// Requires `Authorization: Bearer <token>` on every request.
+    /// Requires `Authorization: Bearer <token>` on every request. Called more than once, each
+    /// token is accepted and is a client of its own: its tasks are not another token's (see
+    /// `ServerBuilder::bearer_token`).
     pub fn bearer_token(mut self, token: impl Into<String>) -> Self {
-        self.bearer_token = Some(token.into());
+        self.bearer_tokens.push(token.into());
         self
     }
 
@@ -444,7 +446,7 @@ fn start(world: &mut World) {
     let mut builder = ServerBuilder::new()
         .port(config.port)
         .path(config.path.clone());
-    if let Some(token) = &config.bearer_token {
+    for token in &config.bearer_tokens {
         builder = builder.bearer_token(token.clone());
     }
     let tools = McpTools {

@@ -606,7 +606,12 @@ async fn the_log_and_the_entities_are_resources_and_entities_complete() {
 async fn a_long_step_runs_as_a_task_that_outlives_its_client() {
     use mcp_bindgen::TaskState;
     use mcp_bindgen::client::Protocol;
-    let app = Running::start(McpPlugin::default());
+    // A token each: the player's tasks are not the spectator's.
+    let app = Running::start(
+        McpPlugin::default()
+            .bearer_token("player")
+            .bearer_token("spectator"),
+    );
     let connect = |token: &'static str| {
         HttpClient::builder(&app.url)
             .protocol(Protocol::Modern)

@@ -44,14 +44,13 @@ impl Credential {
 
     /// Brings the token up to date before a request (one about to expire is refreshed);
     /// nothing to do for a static credential, or a fresh token.
-    pub(super) async fn prepare(&self, http: &reqwest::Client) -> Result<(), Error> {
-        #[cfg(feature = "oauth")]
+    #[cfg(feature = "oauth")]
+    async fn prepare(&self, http: &reqwest::Client) -> Result<(), Error> {
         if let Credential::OAuth(auth) = self
             && auth.due()
         {
             return auth.prepare(http).await;
         }
-        let _ = http;
         Ok(())
     }
 
