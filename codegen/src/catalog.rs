@@ -9,7 +9,7 @@ use std::collections::BTreeSet;
 use proc_macro2::TokenStream;
 use quote::quote;
 
-use crate::emit::{ITEM_DOC_WIDTH, METHOD_DOC_WIDTH, doc_at as doc};
+use crate::docs::{ITEM_DOC_WIDTH, METHOD_DOC_WIDTH, doc_at as doc};
 use crate::model::{Capture, Prompt, ResourceTemplate};
 use crate::naming::{field_name, ident, method_name, type_name};
 

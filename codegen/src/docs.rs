@@ -3,6 +3,9 @@
 //! (and as clippy's doc lints want), fences without a language made `text`, and long lines
 //! wrapped at spaces.
 
+use proc_macro2::TokenStream;
+use quote::quote;
+
 /// The lines of a doc comment for `text`, each with its leading space (`/// text`), so that
 /// the comment reads as markdown the way its author meant it and passes clippy's doc lints:
 /// a line that continues a list item is indented to the item's text, one that continues a
@@ -176,6 +179,19 @@ fn list_item(line: &str) -> Option<usize> {
         return None;
     }
     Some(indent + marker + spaces.min(4))
+}
+
+/// The width of a module-level item's doc text: 100 columns less `/// ` and the indent of
+/// the `pub mod NAME { .. }` a single-file module is wrapped in.
+pub(crate) const ITEM_DOC_WIDTH: usize = 92;
+
+/// The width of a method's doc text: one indent more.
+pub(crate) const METHOD_DOC_WIDTH: usize = ITEM_DOC_WIDTH - 4;
+
+/// `#[doc = ".."]` attributes for text `width` columns wide (an item one module deeper, a method, a field).
+pub(crate) fn doc_at(text: &str, width: usize) -> TokenStream {
+    let lines = doc_lines(&wrap(text, width));
+    quote! { #(#[doc = #lines])* }
 }
 
 #[cfg(test)]

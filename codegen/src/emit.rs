@@ -11,7 +11,7 @@ use syn::visit_mut::VisitMut;
 
 use crate::config::ServerConfig;
 use crate::diagnostic::Diagnostic;
-use crate::docs;
+use crate::docs::{self, ITEM_DOC_WIDTH, METHOD_DOC_WIDTH, doc_at};
 use crate::error::Error;
 use crate::imports;
 use crate::model::{Capture, TaskSupport, Tool};
@@ -95,22 +95,9 @@ pub(crate) fn file(
     Ok(file)
 }
 
-/// The width of a module-level item's doc text: 100 columns less `/// ` and the indent of
-/// the `pub mod NAME { .. }` a single-file module is wrapped in.
-pub(crate) const ITEM_DOC_WIDTH: usize = 92;
-
-/// The width of a method's doc text: one indent more.
-pub(crate) const METHOD_DOC_WIDTH: usize = ITEM_DOC_WIDTH - 4;
-
 /// `#[doc = ".."]` attributes, one per line, so prettyplease prints `///` lines.
 fn doc(text: &str) -> TokenStream {
     doc_at(text, ITEM_DOC_WIDTH)
-}
-
-/// [`doc`] for text `width` columns wide (an item one module deeper, a method, a field).
-pub(crate) fn doc_at(text: &str, width: usize) -> TokenStream {
-    let lines = docs::doc_lines(&docs::wrap(text, width));
-    quote! { #(#[doc = #lines])* }
 }
 
 fn inner_doc(text: &str) -> TokenStream {

@@ -4,16 +4,8 @@ use proc_macro2::Span;
 use syn::spanned::Spanned;
 use syn::{Data, DeriveInput, Fields};
 
+pub(crate) use crate::attr::Derive;
 use crate::attr::{self, Attrs};
-
-/// Which derive is running.
-#[derive(Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Derive {
-    /// `#[derive(McpTool)]`.
-    Tool,
-    /// `#[derive(McpPrompt)]`.
-    Prompt,
-}
 
 impl Derive {
     pub(crate) fn name(self) -> &'static str {

@@ -4,8 +4,6 @@
 use proc_macro2::Span;
 use syn::LitStr;
 
-use crate::ast::Derive;
-
 /// A boolean hint with the span that set it.
 #[derive(Clone, Copy)]
 pub(crate) struct Flag {
@@ -135,4 +133,13 @@ fn set_flag(
     };
     *slot = Some(Flag { value, span });
     Ok(())
+}
+
+/// Which derive is running.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Derive {
+    /// `#[derive(McpTool)]`.
+    Tool,
+    /// `#[derive(McpPrompt)]`.
+    Prompt,
 }

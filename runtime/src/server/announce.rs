@@ -22,7 +22,8 @@ use std::time::{Duration, Instant};
 use serde_json::{Map, Value, json};
 use tokio::sync::{Notify, mpsc};
 
-use super::tasks::{Owner, TaskNote};
+use super::owner::Owner;
+use super::tasks::TaskNote;
 use super::wire::Reply;
 use crate::era::meta;
 

@@ -11,7 +11,6 @@ use std::time::{Duration, Instant};
 use serde::Serialize;
 use serde_json::{Map, Value};
 
-use super::tasks::TaskInputs;
 use super::wire::{CallResult, ClientResponse, Outbound, OutboundTx, Reply, error, notification};
 use super::{ToolError, ToolOutput};
 use crate::era::LogLevel;
@@ -435,5 +434,31 @@ impl Drop for ClientRequest {
         if let Some(inputs) = &self.inputs {
             inputs.forget(&self.id);
         }
+    }
+}
+
+/// What a task's call and the store share: the input requests the call is waiting on
+/// (2026-07-28), by key, as `{method, params}`.
+#[derive(Default)]
+pub(crate) struct TaskInputs {
+    pending: Mutex<Map<String, Value>>,
+}
+
+impl TaskInputs {
+    pub(super) fn lock(&self) -> std::sync::MutexGuard<'_, Map<String, Value>> {
+        self.pending.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Records a request the call sends its client through the task.
+    pub(crate) fn ask(&self, key: &str, method: &str, params: Value) {
+        self.lock().insert(
+            key.to_owned(),
+            serde_json::json!({"method": method, "params": params}),
+        );
+    }
+
+    /// Forgets a request the call no longer waits for.
+    pub(crate) fn forget(&self, key: &str) {
+        self.lock().remove(key);
     }
 }

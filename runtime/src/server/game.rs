@@ -12,7 +12,6 @@ use tokio::sync::watch;
 
 use super::Registry;
 use super::announce::Listeners;
-use super::http::ServerBuilder;
 use super::wire::{Incoming, Outbound};
 
 /// A listening MCP endpoint on 127.0.0.1. It answers only while something polls it: call
@@ -99,12 +98,6 @@ impl<Ctx> Server<Ctx> {
             port,
             running: Some(running),
         }
-    }
-
-    /// Serves `registry` on 127.0.0.1:`port` with the default settings (`port` 0 picks a free
-    /// one).
-    pub fn listen(registry: Registry<Ctx>, port: u16) -> std::io::Result<Self> {
-        ServerBuilder::default().port(port).listen(registry)
     }
 
     /// The bound TCP port.

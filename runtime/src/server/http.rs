@@ -767,15 +767,15 @@ async fn handle(request: Request<IncomingBody>, state: &State, busy: Busy) -> Re
     }
 }
 
-/// The owner of a request (see [`Owner`](super::tasks::Owner)): the digest of the bearer
+/// The owner of a request (see [`Owner`](super::owner::Owner)): the digest of the bearer
 /// token it carries when the server requires one, `None` when it requires none; `Err` when a
 /// token is required and `headers` carry none of them (answer [`unauthorized`]).
-fn owner_of(config: &ServerBuilder, headers: &HeaderMap) -> Result<super::tasks::Owner, ()> {
+fn owner_of(config: &ServerBuilder, headers: &HeaderMap) -> Result<super::owner::Owner, ()> {
     if config.bearer_tokens.is_empty() {
         return Ok(None);
     }
     let token = authorized(headers, &config.bearer_tokens).ok_or(())?;
-    Ok(super::tasks::owner(Some(token.as_bytes())))
+    Ok(super::owner::owner(Some(token.as_bytes())))
 }
 
 /// 401 with a challenge: a bearer token is required and the request carries none of them.
@@ -832,7 +832,7 @@ fn get_stream(headers: &HeaderMap, state: &State, busy: Busy) -> Response<ReplyB
 /// closes the stream or the server shuts down (then the closing response).
 fn listen(
     request: super::wire::Request,
-    owner: super::tasks::Owner,
+    owner: super::owner::Owner,
     state: &State,
     busy: Busy,
 ) -> Response<ReplyBody> {
@@ -925,6 +925,14 @@ fn authorized<'a>(headers: &HeaderMap, tokens: &'a [String]) -> Option<&'a str> 
             (None, true) => Some(token.as_str()),
             (found, _) => found,
         })
+}
+
+impl<Ctx> Server<Ctx> {
+    /// Serves `registry` on 127.0.0.1:`port` with the default settings (`port` 0 picks a free
+    /// one).
+    pub fn listen(registry: Registry<Ctx>, port: u16) -> std::io::Result<Self> {
+        ServerBuilder::default().port(port).listen(registry)
+    }
 }
 
 #[cfg(test)]

@@ -322,7 +322,7 @@ impl Binding {
         method: &str,
         name: &str,
         arguments: &Value,
-        owner: &super::tasks::Owner,
+        owner: &super::owner::Owner,
     ) -> Binding {
         let arguments = mcp_bindgen_diff::digest::canonical_value(arguments);
         let owner: &[u8] = owner.as_ref().map_or(&[], |owner| owner);

@@ -38,6 +38,7 @@ mod deferred;
 mod game;
 mod http;
 mod input;
+mod owner;
 mod prompts;
 mod registrar;
 mod registry;

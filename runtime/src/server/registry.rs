@@ -17,12 +17,13 @@ use serde_json::{Map, Value};
 use tokio::sync::mpsc;
 
 use super::announce::{self, Changes, InBand};
+use super::deferred::TaskInputs;
 use super::deferred::{Call, CallRoute, Hold, RouteState, Waiters};
 use super::input::{Binding, Input, Outcome, Sealer};
 use super::prompts::Prompt;
 use super::registrar::{Edits, Registrar};
 use super::resources::{Completer, Resource, Template};
-use super::tasks::{self, NewTask, TaskInputs, Tasks};
+use super::tasks::{self, NewTask, Tasks};
 use super::wire::{
     CallResult, Capabilities, Era, Incoming, Outbound, Params, Rare, Received, Rejected, Reply,
     Request, Text, error, error_with, receive, respond,

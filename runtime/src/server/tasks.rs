@@ -11,58 +11,16 @@
 
 use std::cmp::Reverse;
 use std::collections::{BinaryHeap, HashMap};
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use serde_json::{Map, Value};
 use tokio::sync::mpsc;
 
-use super::deferred::Waiters;
+use super::deferred::{TaskInputs, Waiters};
+pub(crate) use super::owner::Owner;
 use super::wire::{ClientResponse, Outbound, OutboundTx, Rejected, Reply, error, respond};
 use crate::era::{self, Era};
-
-/// Whom a task (and a sealed request state, and a listen stream's task notes) belongs to: a
-/// digest of the credential the server checked (`Authorization: Bearer`, one of its
-/// [`bearer_token`](super::ServerBuilder::bearer_token)s); `None` where the server checks none
-/// (stdio, a loopback server without tokens), whose one client is the only owner: a header the
-/// server does not check is no identity, and varying it must not make a new owner. Not the
-/// legacy session id: a client that reconnects (a new session) finds its tasks again.
-pub(crate) type Owner = Option<[u8; 32]>;
-
-/// The owner of a request whose checked credential is this `Authorization` header value.
-pub(crate) fn owner(authorization: Option<&[u8]>) -> Owner {
-    let authorization = authorization?;
-    let digest = ring::digest::digest(&ring::digest::SHA256, authorization);
-    let mut owner = [0; 32];
-    owner.copy_from_slice(digest.as_ref());
-    Some(owner)
-}
-
-/// What a task's call and the store share: the input requests the call is waiting on
-/// (2026-07-28), by key, as `{method, params}`.
-#[derive(Default)]
-pub(crate) struct TaskInputs {
-    pending: Mutex<Map<String, Value>>,
-}
-
-impl TaskInputs {
-    fn lock(&self) -> std::sync::MutexGuard<'_, Map<String, Value>> {
-        self.pending.lock().unwrap_or_else(|e| e.into_inner())
-    }
-
-    /// Records a request the call sends its client through the task.
-    pub(crate) fn ask(&self, key: &str, method: &str, params: Value) {
-        self.lock().insert(
-            key.to_owned(),
-            serde_json::json!({"method": method, "params": params}),
-        );
-    }
-
-    /// Forgets a request the call no longer waits for.
-    pub(crate) fn forget(&self, key: &str) {
-        self.lock().remove(key);
-    }
-}
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Status {

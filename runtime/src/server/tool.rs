@@ -414,3 +414,21 @@ impl ToolDefinition {
         Value::Object(tool)
     }
 }
+
+impl super::wire::CallResult {
+    pub(crate) fn success(answer: Answer) -> Self {
+        let result = match answer {
+            Answer::Json(text) => return Self::Json(text),
+            Answer::Result(result) => result,
+        };
+        let content = match (result.content.is_empty(), &result.structured_content) {
+            (true, Some(value)) => super::wire::Blocks::Text(value.to_string()),
+            _ => super::wire::Blocks::Given(result.content),
+        };
+        Self::Blocks {
+            content,
+            structured_content: result.structured_content,
+            is_error: false,
+        }
+    }
+}

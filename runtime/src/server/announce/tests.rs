@@ -109,7 +109,7 @@ fn task_ids_need_the_tasks_extension_and_are_acknowledged() {
     let filter = json!({"taskIds": ["t1", "t2"], "toolsListChanged": true});
     let refused = honoured(Some(&filter), Listening::default()).unwrap_err();
     assert!(matches!(refused, Refused::NeedsTasks), "{refused:?}");
-    let owner = super::super::tasks::owner(Some(b"Bearer a"));
+    let owner = super::super::owner::owner(Some(b"Bearer a"));
     let by = Listening {
         declares_tasks: true,
         owner,
@@ -153,8 +153,8 @@ fn task_ids_need_the_tasks_extension_and_are_acknowledged() {
 #[test]
 fn a_task_status_reaches_only_the_streams_of_its_owner_that_named_it() {
     let (listeners, _kicked) = Listeners::with_announcer(STALL);
-    let alice = super::super::tasks::owner(Some(b"Bearer alice"));
-    let mallory = super::super::tasks::owner(Some(b"Bearer mallory"));
+    let alice = super::super::owner::owner(Some(b"Bearer alice"));
+    let mallory = super::super::owner::owner(Some(b"Bearer mallory"));
     let wants = |ids: &[&str], owner| Wants {
         changes: Changes::TASKS,
         task_ids: ids.iter().map(|id| (*id).to_owned()).collect(),
@@ -342,7 +342,7 @@ fn closed_streams_are_freed_without_any_change() {
 #[test]
 fn a_stalled_reader_queues_each_uri_and_task_once() {
     let (listeners, _kicked) = Listeners::with_announcer(STALL);
-    let owner = super::super::tasks::owner(Some(b"Bearer a"));
+    let owner = super::super::owner::owner(Some(b"Bearer a"));
     let wants = Wants {
         changes: {
             let mut c = Changes::RESOURCE_UPDATED;

@@ -1,7 +1,7 @@
 use super::*;
 
-fn alice() -> crate::server::tasks::Owner {
-    crate::server::tasks::owner(Some(b"alice-token"))
+fn alice() -> crate::server::owner::Owner {
+    crate::server::owner::owner(Some(b"alice-token"))
 }
 
 #[test]
@@ -29,7 +29,7 @@ fn a_sealed_state_opens_only_unchanged_and_for_its_request() {
     );
     let elsewhere = Binding::new("tools/call", "delete_all", &json!({"level": 4}), &alice());
     assert_eq!(sealer.open(&sealed, &elsewhere), Err(Unsealed::Elsewhere));
-    let mallory = crate::server::tasks::owner(Some(b"mallory-token"));
+    let mallory = crate::server::owner::owner(Some(b"mallory-token"));
     let as_mallory = Binding::new("tools/call", "delete_all", &json!({"level": 3}), &mallory);
     assert_eq!(
         sealer.open(&sealed, &as_mallory),

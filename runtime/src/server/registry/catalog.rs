@@ -12,11 +12,11 @@ use super::Registry;
 use crate::server::ToolError;
 use crate::server::announce::{Announcement, Changes};
 use crate::server::input::{Binding, Input, InputRequired, Outcome, Unsealed};
+use crate::server::owner::Owner;
 use crate::server::prompts::{Prompt, PromptDefinition, PromptHandler};
 use crate::server::resources::{
     Completer, Resource, ResourceDefinition, Template, TemplateDefinition, completion, typed,
 };
-use crate::server::tasks::Owner;
 use crate::server::wire::{Meta, Params, Rare, Text, error, error_with, respond};
 use crate::uri_template::UriTemplate;
 use crate::{CompletionRef, PromptMessage, ResourceContents};

@@ -45,13 +45,6 @@ fn a_failed_task_says_why_and_its_change_is_noted_once() {
     assert!(tasks.take_notes().is_empty());
 }
 
-#[test]
-fn owners_differ_by_credential() {
-    assert_eq!(owner(None), None);
-    assert_ne!(owner(Some(b"Bearer a")), owner(Some(b"Bearer b")));
-    assert_eq!(owner(Some(b"Bearer a")), owner(Some(b"Bearer a")));
-}
-
 /// 128 random bits: 32 hex digits, none alike, and no id telling the next (a counter's
 /// neighbours differ in a bit or two; random ones in about half of their 128).
 #[test]
@@ -106,7 +99,7 @@ fn the_store_is_bounded_in_all() {
     for i in 0..4 {
         let (tx, rx) = tokio::sync::mpsc::unbounded_channel();
         senders.push(tx);
-        let owner = owner(Some(format!("Bearer {i}").as_bytes()));
+        let owner = crate::server::owner::owner(Some(format!("Bearer {i}").as_bytes()));
         assert_eq!(tasks.has_room(&owner), Ok(()));
         tasks.create(
             NewTask {

@@ -18,7 +18,7 @@ pub(crate) use classify::Headers;
 use classify::classify;
 pub(crate) use frame::{Capabilities, ClientResponse, Meta, Params, Rare, Request, Text};
 use frame::{Framed, Rejection, frame};
-pub(crate) use reply::{CallResult, error, error_with, notification, respond};
+pub(crate) use reply::{Blocks, CallResult, error, error_with, notification, respond};
 
 /// A message as it arrived, framed and its era told: the one way from bytes to a request, for
 /// the HTTP server and the registry's own `dispatch` alike.
@@ -132,7 +132,7 @@ pub(crate) struct Incoming {
     /// back on later frames (legacy era over HTTP, with an SSE answer).
     pub requests: bool,
     /// Whom the tasks this request makes or reads belong to.
-    pub owner: super::tasks::Owner,
+    pub owner: super::owner::Owner,
     /// When the HTTP server queued the request (its queue wait is traced); `None` when it
     /// was dispatched at once.
     #[cfg(feature = "tracing")]

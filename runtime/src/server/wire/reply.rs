@@ -4,7 +4,6 @@ use serde::Serialize;
 use serde_json::{Map, Value};
 
 use crate::ToolError;
-use crate::server::tool::Answer;
 
 pub(crate) fn notification(method: &str, params: Map<String, Value>) -> String {
     #[derive(Serialize)]
@@ -88,22 +87,6 @@ impl CallResult {
         match self {
             CallResult::Blocks { is_error: true, .. } => "tool error",
             _ => "ok",
-        }
-    }
-
-    pub(crate) fn success(answer: Answer) -> Self {
-        let result = match answer {
-            Answer::Json(text) => return CallResult::Json(text),
-            Answer::Result(result) => result,
-        };
-        let content = match (result.content.is_empty(), &result.structured_content) {
-            (true, Some(value)) => Blocks::Text(value.to_string()),
-            _ => Blocks::Given(result.content),
-        };
-        CallResult::Blocks {
-            content,
-            structured_content: result.structured_content,
-            is_error: false,
         }
     }
 
