@@ -3,12 +3,13 @@
 //! 2026-07-28 revision, told apart per request by its `params._meta`).
 
 mod asking;
+mod call;
 mod catalog;
+mod methods;
 
 use std::collections::{BTreeSet, HashMap};
 use std::hash::BuildHasherDefault;
-use std::panic::{AssertUnwindSafe, catch_unwind};
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use mcp_bindgen_diff::param_headers::{ParamHeader, param_headers};
@@ -17,16 +18,15 @@ use serde_json::{Map, Value};
 use tokio::sync::mpsc;
 
 use super::announce::{self, Changes, InBand};
-use super::deferred::TaskInputs;
-use super::deferred::{Call, CallRoute, Hold, RouteState, Waiters};
-use super::input::{Binding, Input, Outcome, Sealer};
+use super::deferred::{Call, CallRoute, Waiters};
+use super::input::{Input, Outcome, Sealer};
 use super::prompts::Prompt;
 use super::registrar::{Edits, Registrar};
 use super::resources::{Completer, Resource, Template};
-use super::tasks::{self, NewTask, Tasks};
+use super::tasks::Tasks;
 use super::wire::{
-    CallResult, Capabilities, Era, Incoming, Outbound, Params, Rare, Received, Rejected, Reply,
-    Request, Text, error, error_with, receive, respond,
+    CallResult, Era, Incoming, Outbound, Params, Received, Reply, Request, Text, error, receive,
+    respond,
 };
 use super::{
     Answer, CallHandler, Handler, InteractiveHandler, ToolDefinition, ToolError, ToolOutput,
@@ -642,83 +642,7 @@ impl<Ctx> Registry<Ctx> {
                 .is_some_and(|&i| matches!(self.entries[i].run, Run::Call { .. }))
     }
 
-    /// Runs one framed, classified request. Returns its answer when the request is answered
-    /// before `run` returns, whatever its handler; only what comes later travels
-    /// `incoming.outlet`: the notifications a [`CallHandler`] sends before its answer, and the
-    /// answer of a call deferred to a later frame (or a legacy `tasks/result` that waits), which
-    /// then needs one.
-    pub(crate) fn run(&mut self, ctx: &mut Ctx, incoming: Incoming) -> Option<Reply> {
-        if incoming.request.method == "tools/call" {
-            return self.call(ctx, incoming);
-        }
-        if matches!(
-            (incoming.era, &*incoming.request.method),
-            (_, "tasks/get" | "tasks/cancel")
-                | (Era::Modern, "tasks/update")
-                | (Era::Legacy, "tasks/result" | "tasks/list")
-        ) {
-            let Incoming {
-                request,
-                era,
-                outlet,
-                owner,
-                streamable,
-                ..
-            } = &incoming;
-            let outlet = outlet.as_ref().map(|outlet| (outlet, *streamable));
-            return self.tasks.answer(request, *era, owner, outlet);
-        }
-        let Incoming {
-            request,
-            era,
-            owner,
-            ..
-        } = incoming;
-        let id = &request.id;
-        let modern = era == Era::Modern;
-        let reply = match (era, &*request.method) {
-            (Era::Legacy, "initialize") => Reply::answer(self.initialize(id, &request.params)),
-            (Era::Legacy, "ping") => Reply::answer(respond(id, &Map::new())),
-            (Era::Legacy, "logging/setLevel") => Reply::answer(self.set_level(id, &request.params)),
-            (Era::Modern, "server/discover") => Reply::answer(self.discover(id)),
-            (_, "prompts/list") => Reply::answer(self.list_prompts(id, &request.params, modern)),
-            (_, "prompts/get") => {
-                let id = request.id.clone();
-                Reply::answer(self.get_prompt(ctx, &id, request.params, modern, &owner))
-            }
-            (_, "resources/list") => {
-                Reply::answer(self.list_resources(id, &request.params, modern))
-            }
-            (_, "resources/templates/list") => {
-                Reply::answer(self.list_templates(id, &request.params, modern))
-            }
-            (_, "resources/read") => {
-                Reply::answer(self.read_resource(ctx, id, &request.params, modern, &owner))
-            }
-            (_, "completion/complete") => {
-                Reply::answer(self.complete(ctx, id, &request.params, modern))
-            }
-            (Era::Legacy, "resources/subscribe") => {
-                Reply::answer(self.subscribe(id, &request.params, true))
-            }
-            (Era::Legacy, "resources/unsubscribe") => {
-                Reply::answer(self.subscribe(id, &request.params, false))
-            }
-            (_, "tools/list") => Reply::answer(self.list(id, &request.params, modern)),
-            (_, other) => {
-                let text = error(id, -32601, &format!("Method not found: {other}"));
-                // In 2026-07-28 an unknown method is a refusal of the request as such.
-                if modern {
-                    Reply::rejected(text, Rejected::UnknownMethod)
-                } else {
-                    Reply::answer(text)
-                }
-            }
-        };
-        Some(reply)
-    }
-
-    fn initialize(&self, id: &Value, params: &Params) -> String {
+    pub(super) fn initialize(&self, id: &Value, params: &Params) -> String {
         let requested = params.protocol_version.as_ref().and_then(Text::as_str);
         let version = requested
             .filter(|v| era::era_of(v) == Some(Era::Legacy))
@@ -743,7 +667,7 @@ impl<Ctx> Registry<Ctx> {
         )
     }
 
-    fn set_level(&mut self, id: &Value, params: &Params) -> String {
+    pub(super) fn set_level(&mut self, id: &Value, params: &Params) -> String {
         match params
             .level
             .as_ref()
@@ -763,7 +687,7 @@ impl<Ctx> Registry<Ctx> {
         }
     }
 
-    fn discover(&self, id: &Value) -> String {
+    pub(super) fn discover(&self, id: &Value) -> String {
         let mut result = serde_json::json!({
             "supportedVersions": era::all_versions().collect::<Vec<_>>(),
             "capabilities": capabilities(Some(Era::Modern)),
@@ -782,7 +706,7 @@ impl<Ctx> Registry<Ctx> {
         Value::from(u64::try_from(self.list_ttl.as_millis()).unwrap_or(u64::MAX))
     }
 
-    fn list(&self, id: &Value, params: &Params, modern: bool) -> String {
+    pub(super) fn list(&self, id: &Value, params: &Params, modern: bool) -> String {
         let tools: Vec<&ToolDefinition> = self.tools().collect();
         self.paged(id, "tools", &tools, params, modern, ToolDefinition::to_json)
     }
@@ -792,7 +716,7 @@ impl<Ctx> Registry<Ctx> {
     /// build's but for one atomic load: the traced path is out of line, so that it changes
     /// neither the inlining nor the layout of this one.
     #[inline(always)]
-    fn call(&mut self, ctx: &mut Ctx, incoming: Incoming) -> Option<Reply> {
+    pub(super) fn call(&mut self, ctx: &mut Ctx, incoming: Incoming) -> Option<Reply> {
         #[cfg(feature = "tracing")]
         if tracing::level_enabled!(tracing::Level::DEBUG) {
             return self.call_traced(ctx, incoming);
@@ -832,381 +756,6 @@ impl<Ctx> Registry<Ctx> {
             "answered"
         );
         reply
-    }
-
-    #[inline]
-    fn call_tool(&mut self, ctx: &mut Ctx, incoming: Incoming) -> Option<Reply> {
-        let Incoming {
-            request,
-            era,
-            outlet,
-            streamable,
-            param_headers,
-            requests,
-            owner,
-            ..
-        } = incoming;
-        let modern = era == Era::Modern;
-        // Requests to the client travel on the call's SSE stream, in the legacy era only.
-        let requests = requests && streamable && !modern;
-        let Request { id, params, .. } = request;
-        let done = |reply: Reply| {
-            #[cfg(feature = "tracing")]
-            crate::trace::record("outcome", "protocol error");
-            Some(reply)
-        };
-        let Params {
-            object,
-            name,
-            arguments,
-            meta,
-            rare,
-            ..
-        } = params;
-        if !object {
-            return done(Reply::answer(error(
-                &id,
-                -32602,
-                "Invalid params: tools/call needs {\"name\", \"arguments\"}",
-            )));
-        }
-        let Some(Text::Str(name)) = name else {
-            return done(Reply::answer(error(
-                &id,
-                -32602,
-                "Invalid params: tools/call needs a tool name",
-            )));
-        };
-        let arguments = match arguments {
-            None => JsonTree::empty_object(),
-            Some(arguments) if arguments.is_null() => JsonTree::empty_object(),
-            Some(arguments) if arguments.is_object() => arguments,
-            Some(_) => {
-                return done(Reply::answer(error(
-                    &id,
-                    -32602,
-                    "Invalid params: arguments must be an object",
-                )));
-            }
-        };
-        let Some(&index) = self.index.get(&*name) else {
-            return done(Reply::answer(error(
-                &id,
-                -32602,
-                &format!("Unknown tool: {name}"),
-            )));
-        };
-        let meta = meta.as_ref();
-        let entry = &mut self.entries[index];
-        let result_type = modern.then_some("complete");
-        let answer = |result: CallResult| {
-            #[cfg(feature = "tracing")]
-            crate::trace::record("outcome", result.outcome());
-            Some(Reply::answer(result.respond(&id, result_type)))
-        };
-        if modern && !entry.requires.is_empty() {
-            let declared = meta
-                .and_then(|m| m.capabilities.as_ref())
-                .and_then(Capabilities::declared);
-            let missing: Map<String, Value> = entry
-                .requires
-                .iter()
-                .filter(|c| !declared.is_some_and(|d| d.contains(c)))
-                .map(|c| (c.clone(), Value::Object(Map::new())))
-                .collect();
-            if !missing.is_empty() {
-                let names: Vec<&String> = missing.keys().collect();
-                return done(Reply::rejected(
-                    error_with(
-                        &id,
-                        era::code::MISSING_REQUIRED_CLIENT_CAPABILITY,
-                        &format!(
-                            "Missing required client capability: {name} needs {names:?} in \
-                             _meta[\"{}\"]",
-                            era::meta::CLIENT_CAPABILITIES
-                        ),
-                        Some(&serde_json::json!({ "requiredCapabilities": missing })),
-                    ),
-                    Rejected::BadRequest,
-                ));
-            }
-        }
-        if modern
-            && let Some(headers) = &param_headers
-            && let Err(what) = check_param_headers(&entry.mirrored, &arguments, headers)
-        {
-            return done(Reply::rejected(
-                error(
-                    &id,
-                    era::code::HEADER_MISMATCH,
-                    &format!("Bad Request: the request headers and body disagree: {what}"),
-                ),
-                Rejected::BadRequest,
-            ));
-        }
-        // Whether the call runs as a task: a tool that allows it, called by a client that asks
-        // (2026-07-28: the extension declared on the request; legacy: a `task` parameter).
-        let support = entry.def.task_support;
-        let legacy_task = rare.as_deref().and_then(|r| r.task.as_ref());
-        let as_task = support != super::TaskSupport::Forbidden
-            && if modern {
-                tasks::declared(
-                    meta.and_then(|m| m.capabilities.as_ref())
-                        .and_then(Capabilities::declared),
-                )
-            } else {
-                legacy_task.is_some()
-            };
-        if support == super::TaskSupport::Required && !as_task {
-            if modern {
-                let what = format!("{name} (a task-only tool)");
-                return done(tasks::missing_extension(&id, &what));
-            }
-            return done(Reply::answer(error(
-                &id,
-                -32601,
-                &format!("{name} runs only as a task: call it with a `task` parameter"),
-            )));
-        }
-        if !modern && legacy_task.is_some() && support == super::TaskSupport::Forbidden {
-            return done(Reply::answer(error(
-                &id,
-                -32601,
-                &format!("{name} does not run as a task: call it without `task`"),
-            )));
-        }
-        let task = as_task.then(|| TaskPlan {
-            owner,
-            requested_ttl: legacy_task
-                .and_then(|t| t.get("ttl"))
-                .and_then(Value::as_u64)
-                .map(Duration::from_millis),
-        });
-        if let Some(plan) = &task
-            && let Err(full) = self.tasks.has_room(&plan.owner)
-        {
-            let failure = ToolError::new(full.to_string()).with_code("too_many_tasks");
-            return answer(CallResult::failure(&failure));
-        }
-        let entry = &mut self.entries[index];
-        if let Some(traceback) = &self.crashed
-            && !entry.def.when_crashed
-        {
-            let failure = ToolError::new(traceback.clone()).with_code("crashed");
-            return answer(CallResult::failure(&failure));
-        }
-        // SEP-1303: arguments that do not fit are a tool error the model can correct.
-        if let Err(violation) = entry.input.validate_tree(&arguments) {
-            let failure = ToolError::new(format!("invalid arguments for {name}: {violation}"))
-                .with_code("invalid_arguments");
-            return answer(CallResult::failure(&failure));
-        }
-        match &mut entry.run {
-            Run::Ask(_) => {
-                // What a sealed state is bound to: made only when a state is opened or sealed.
-                let binding = || Binding::new("tools/call", &name, &arguments.to_value(), &owner);
-                let none = Rare::default();
-                let rare = rare.as_deref().unwrap_or(&none);
-                let input = match self.input(rare, meta, binding, modern) {
-                    Ok(input) => input,
-                    Err(refused) => return done(Reply::answer(refused.reply(&id))),
-                };
-                let Run::Ask(ask) = &mut self.entries[index].run else {
-                    return None;
-                };
-                let outcome = catch_unwind(AssertUnwindSafe(|| ask(ctx, &arguments, &input)));
-                // A task is made once the handler has what it asked for (SEP-2663 with
-                // SEP-2322: the input rounds come first).
-                let finished = match &outcome {
-                    Ok(Ok(Outcome::InputRequired(_))) => None,
-                    Ok(Ok(Outcome::Complete(_))) | Ok(Err(_)) | Err(_) => Some(()),
-                };
-                if let (Some(plan), Some(())) = (task, finished) {
-                    let result = match outcome {
-                        Ok(Ok(Outcome::Complete(value))) => CallResult::success(value),
-                        Ok(Ok(Outcome::InputRequired(_))) => return None,
-                        Ok(Err(failure)) => CallResult::failure(&failure),
-                        Err(panic) => panicked(&name, panic),
-                    };
-                    return self.answered_task(plan, &name, &id, modern, &result);
-                }
-                match outcome {
-                    Ok(Ok(Outcome::Complete(value))) => answer(CallResult::success(value)),
-                    // A legacy call over a stream asks its client there, and runs again with
-                    // the answers on a later frame.
-                    Ok(Ok(Outcome::InputRequired(asked))) if requests && outlet.is_some() => {
-                        let slot = self.asking_slot(&name, id.clone(), outlet, streamable);
-                        self.ask_over_stream(slot, name.to_string(), arguments, asked);
-                        None
-                    }
-                    Ok(Ok(Outcome::InputRequired(asked))) if !modern => {
-                        let keys: Vec<&str> = asked.keys().collect();
-                        answer(CallResult::failure(
-                            &ToolError::new(format!(
-                                "{name} needs input from the client ({keys:?}): call it over \
-                                 HTTP with an SSE answer (Accept: text/event-stream), or in \
-                                 protocol 2026-07-28"
-                            ))
-                            .with_code("input_unavailable"),
-                        ))
-                    }
-                    Ok(Ok(Outcome::InputRequired(asked))) => {
-                        #[cfg(feature = "tracing")]
-                        crate::trace::record("outcome", "input required");
-                        let text = self.input_required(&id, asked, &input, binding, modern, &name);
-                        Some(Reply::answer(text))
-                    }
-                    Ok(Err(failure)) => answer(CallResult::failure(&failure)),
-                    Err(panic) => answer(panicked(&name, panic)),
-                }
-            }
-            Run::Now(run) => {
-                let outcome = catch_unwind(AssertUnwindSafe(|| run(ctx, arguments)));
-                let result = match outcome {
-                    Ok(Ok(value)) => CallResult::success(value),
-                    Ok(Err(failure)) => CallResult::failure(&failure),
-                    Err(panic) => panicked(&name, panic),
-                };
-                match task {
-                    Some(plan) => self.answered_task(plan, &name, &id, modern, &result),
-                    None => answer(result),
-                }
-            }
-            Run::Call {
-                start,
-                deadline: timeout,
-                wrap,
-            } => {
-                let (timeout, wrap) = (*timeout, *wrap);
-                let progress_token = meta.and_then(|m| m.progress_token.as_deref().cloned());
-                let log_level = if modern {
-                    meta.and_then(|m| m.log_level.as_ref())
-                        .and_then(Text::as_str)
-                        .and_then(LogLevel::parse)
-                } else {
-                    self.log_level
-                };
-                // A task's call answers into the task, which reads it when asked; its
-                // requests to the client become the task's input requests (2026-07-28).
-                let (outlet, answer_rx, inputs) = match &task {
-                    None => (outlet, None, None),
-                    Some(_) => {
-                        let (tx, rx) = mpsc::unbounded_channel();
-                        let inputs = modern.then(|| Arc::new(TaskInputs::default()));
-                        (Some(tx), Some(rx), inputs)
-                    }
-                };
-                let in_task = task.is_some();
-                // A legacy task's progress and log lines go into the task, which passes them
-                // to the `tasks/result` requests waiting on it (2026-07-28 tasks send none).
-                let task_notes = in_task && !modern;
-                let notes = streamable && !in_task || task_notes;
-                let slot = Arc::new(CallRoute {
-                    tool: name.to_string(),
-                    wrap,
-                    when_crashed: entry.def.when_crashed,
-                    deadline: Instant::now() + timeout,
-                    timeout,
-                    result_type: if in_task { None } else { result_type },
-                    modern,
-                    waiters: (requests && !in_task || inputs.is_some())
-                        .then(|| self.waiters.clone()),
-                    task_inputs: inputs.clone(),
-                    state: Mutex::new(RouteState {
-                        outlet: outlet.clone(),
-                        id: if in_task { Value::Null } else { id.clone() },
-                        streamable: notes,
-                        progress_token: progress_token.filter(|_| notes),
-                        log_level: log_level.filter(|_| notes),
-                        answered: false,
-                        // A task's call answers into the task; the request's answer is the
-                        // task it made.
-                        hold: if in_task {
-                            Hold::Off
-                        } else {
-                            Hold::During(None)
-                        },
-                    }),
-                });
-                let outcome =
-                    catch_unwind(AssertUnwindSafe(|| start(ctx, arguments, slot.clone())));
-                match outcome {
-                    Ok(Ok(())) => {}
-                    Ok(Err(failure)) => {
-                        slot.answer(&CallResult::failure(&failure));
-                    }
-                    Err(panic) => {
-                        slot.answer(&panicked(&name, panic));
-                    }
-                }
-                if let Some(reply) = slot.take_held() {
-                    #[cfg(feature = "tracing")]
-                    crate::trace::record("outcome", "answered");
-                    return Some(reply);
-                }
-                #[cfg(feature = "tracing")]
-                if slot.is_finished() {
-                    crate::trace::record("outcome", "answered");
-                }
-                if !slot.is_finished() {
-                    #[cfg(feature = "tracing")]
-                    crate::trace::record("deferred", true);
-                    if let (Some(outlet), false) = (&outlet, in_task) {
-                        let _ = outlet.send(Outbound::Deferred(timeout));
-                    }
-                    self.outstanding.push(slot);
-                }
-                let plan = task?;
-                let waiters = self.waiters.clone();
-                let created = self.tasks.create(
-                    NewTask {
-                        tool: name.to_string(),
-                        owner: plan.owner,
-                        requested_ttl: plan.requested_ttl,
-                        answer: answer_rx,
-                        inputs: inputs.map(|inputs| (inputs, waiters)),
-                        answered: None,
-                    },
-                    modern,
-                );
-                Some(Reply::answer(respond(&id, &created)))
-            }
-        }
-    }
-}
-
-/// A call that runs as a task: whose it is, and the ttl a legacy client asked for.
-struct TaskPlan {
-    owner: tasks::Owner,
-    requested_ttl: Option<Duration>,
-}
-
-impl<Ctx> Registry<Ctx> {
-    /// Makes a finished task of a call that answered before the task was made (a
-    /// [`Handler`]'s, an [`InteractiveHandler`]'s), and returns the `tools/call` answer that
-    /// announces it.
-    fn answered_task(
-        &mut self,
-        plan: TaskPlan,
-        name: &str,
-        id: &Value,
-        modern: bool,
-        result: &CallResult,
-    ) -> Option<Reply> {
-        #[cfg(feature = "tracing")]
-        crate::trace::record("outcome", "task");
-        let created = self.tasks.create(
-            NewTask {
-                tool: name.to_owned(),
-                owner: plan.owner,
-                requested_ttl: plan.requested_ttl,
-                answer: None,
-                inputs: None,
-                answered: Some(result.respond(&Value::Null, None)),
-            },
-            modern,
-        );
-        Some(Reply::answer(respond(id, &created)))
     }
 }
 
