@@ -8,7 +8,7 @@
 //! picks a fresh one), else it comes from the commit being tested; every run prints it.
 //! `FUZZ_CASES` sets the cases (default 2,000).
 
-use mcp_bindgen::validate_value;
+use mcp_bindgen::__private::validate_value;
 use mcp_bindgen_codegen::diff::inclusion::{Inclusion, Verdict};
 use proptest::prelude::*;
 use proptest::test_runner::TestRunner;

@@ -558,7 +558,7 @@ pub fn stale(calls: &[Recorded], tools: &[Value]) -> Vec<Stale> {
         if let (Some(output), Ok(result)) = (output, &call.outcome)
             && !result.is_error()
         {
-            let value = crate::envelope_value(result);
+            let value = crate::envelope::envelope_value(result);
             if let Err(violation) = output.validate(&value) {
                 out.push(stale(
                     Severity::Warning,

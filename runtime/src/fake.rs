@@ -169,7 +169,7 @@ impl Schemas {
         };
         let value = serde_json::to_value(&output).map_err(|e| Error::Decode {
             tool: tool.to_owned(),
-            path: "/".to_owned(),
+            path: ".".to_owned(),
             message: format!("the fake's result is not JSON: {e}"),
             value: Box::new(Value::Null),
         })?;
@@ -202,11 +202,7 @@ impl Schemas {
         };
         schema.validate(value).map_err(|violation| Error::Decode {
             tool: tool.to_owned(),
-            path: if violation.pointer.is_empty() {
-                "/".to_owned()
-            } else {
-                violation.pointer
-            },
+            path: pointer_path(&violation.pointer),
             message: format!(
                 "the fake's result does not match the tool's output schema: {}",
                 violation.message
@@ -238,6 +234,27 @@ pub fn unknown_tool(tool: &str) -> Error {
         message: format!("Unknown tool: {tool} (the fake's module was not generated with it)"),
         data: None,
     }
+}
+
+/// A JSON pointer (`""`, `/a/b/2`) as the path [`Error::Decode`] names (`.`, `a.b[2]`), as
+/// serde's errors give it on the real path.
+fn pointer_path(pointer: &str) -> String {
+    if pointer.is_empty() {
+        return ".".to_owned();
+    }
+    let mut path = String::new();
+    for segment in pointer.split('/').skip(1) {
+        let segment = segment.replace("~1", "/").replace("~0", "~");
+        if !segment.is_empty() && segment.bytes().all(|b| b.is_ascii_digit()) {
+            path.push_str(&format!("[{segment}]"));
+        } else {
+            if !path.is_empty() {
+                path.push('.');
+            }
+            path.push_str(&segment);
+        }
+    }
+    path
 }
 
 /// A serde path (`.`, `a.b[2]`) as a JSON pointer (`""`, `/a/b/2`), for an
@@ -280,5 +297,17 @@ mod tests {
         assert_eq!(serde_path_pointer("a.b[2].c"), "/a/b/2/c");
         assert_eq!(serde_path_pointer("a[0][1]"), "/a/0/1");
         assert_eq!(serde_path_pointer("x/y"), "/x~1y");
+    }
+
+    #[test]
+    fn json_pointers_become_serde_paths() {
+        assert_eq!(pointer_path(""), ".");
+        assert_eq!(pointer_path("/hp"), "hp");
+        assert_eq!(pointer_path("/tags/1"), "tags[1]");
+        assert_eq!(pointer_path("/a/b/2/c"), "a.b[2].c");
+        assert_eq!(pointer_path("/x~1y"), "x/y");
+        for path in ["a.b[2].c", "tags[1]", "hp"] {
+            assert_eq!(pointer_path(&serde_path_pointer(path)), path);
+        }
     }
 }

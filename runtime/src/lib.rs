@@ -17,7 +17,7 @@
 //! straight from the response's bytes (same rules, same errors). The `_raw` methods are steps 1
 //! and 2.
 //!
-//! The envelope rules, in order (see [`envelope_value`]):
+//! The envelope rules, in order (applied by [`decode_result`]):
 //!
 //! 1. A transport failure or JSON-RPC error is [`Error::Transport`] / [`Error::Protocol`].
 //! 2. `isError: true` is [`Error::Tool`]; its message and code come from an `{ error, code? }`
@@ -30,6 +30,21 @@
 //! The protocol types here ([`CallToolResult`], [`Content`]) are deliberately lenient: unknown
 //! fields are kept, and an unknown content block type is kept as raw JSON instead of failing
 //! the whole result.
+//!
+//! # Testing without the server
+//!
+//! Three test doubles stand where a server would, each a [`ToolCaller`], for three jobs:
+//!
+//! - [`fake`]: the typed one. A generated module's `Fake` trait (one method per tool, typed
+//!   arguments in, typed result out) made a `ToolCaller` by its `Faked` adapter, which checks
+//!   arguments and results against the schemas the server listed: for unit tests of an agent's
+//!   logic, written in Rust.
+//! - [`cassette`]: the recorded one. A [`cassette::Recorder`] wraps a real client and writes
+//!   each call and its outcome; a [`cassette::Replayer`] answers from the file: for tests that
+//!   replay what the real server once said.
+//! - [`mock`]: the untyped one. A [`mock::MockCaller`] records every call and answers from a
+//!   script of results: for testing code that takes any `ToolCaller`, such as the runtime's
+//!   own wrappers.
 //!
 //! # Features
 //!
@@ -68,16 +83,17 @@ pub mod uri_template;
 
 pub use caller::ToolCaller;
 pub use drift::{DriftPolicy, DriftReport, Provenance};
-pub use envelope::{
-    ToolError, call_checked, decode_result, encode_arguments, envelope_value, tool_failure,
-};
+pub use envelope::{ToolError, call_checked, decode_result, encode_arguments};
 pub use error::Error;
 pub use protocol::{
     AudioContent, CallToolResult, Completion, CompletionRef, Content, EmbeddedResource,
     GetPromptResult, ImageContent, PromptMessage, ReadResourceResult, ResourceContents,
     ResourceLink, Role, TextContent,
 };
-pub use schema::{CompiledSchema, JsonTree, ToolSchema, Violation, validate_value};
+pub(crate) use schema::CompiledSchema;
+#[cfg(feature = "server")]
+pub(crate) use schema::JsonTree;
+pub use schema::{ToolSchema, Violation};
 pub use task::{TaskHandle, TaskState, TaskStatus};
 
 #[cfg(feature = "client")]
@@ -95,10 +111,16 @@ mod support;
 
 /// What generated code reaches through this crate: the crates it names (so that a crate
 /// holding generated bindings needs only `mcp-bindgen`, `serde` and `serde_json` as
-/// dependencies), its conversion error, serde helpers and default values.
+/// dependencies), its conversion error, serde helpers and default values; and what this
+/// repository's tests and benches measure the runtime with (the schema engine, the envelope
+/// rules, a response decoder).
 ///
 /// Not part of the stable API: use the crates directly in your own code.
 #[doc(hidden)]
 pub mod __private {
+    #[cfg(feature = "client")]
+    pub use crate::client::decode::decode_tool_response;
+    pub use crate::envelope::{envelope_value, tool_failure};
+    pub use crate::schema::{CompiledSchema, JsonTree, validate_value};
     pub use crate::support::*;
 }

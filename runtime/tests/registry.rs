@@ -534,7 +534,7 @@ fn arguments_answer_as_their_value_would() {
     ];
     for text in texts {
         let value: Value = serde_json::from_str(text).unwrap();
-        let expected = match mcp_bindgen::validate_value(&schema, &value) {
+        let expected = match mcp_bindgen::__private::validate_value(&schema, &value) {
             Err(violation) => Err(format!("invalid arguments for odd: {violation}")),
             Ok(()) => match serde_json::from_value::<Odd>(value) {
                 Ok(odd) => Ok(odd.call(&mut World::default()).unwrap().given),

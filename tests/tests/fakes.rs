@@ -112,7 +112,7 @@ async fn a_result_outside_the_output_schema_is_an_error_naming_the_tool_and_the_
     else {
         panic!("not a decode error: {error:?}");
     };
-    assert_eq!((tool.as_str(), path.as_str()), ("hit", "/hp"));
+    assert_eq!((tool.as_str(), path.as_str()), ("hit", "hp"));
     assert!(message.contains("output schema"), "{message}");
     assert!(message.contains("100"), "{message}");
 
@@ -130,7 +130,7 @@ async fn a_result_outside_the_output_schema_is_an_error_naming_the_tool_and_the_
         .await
         .expect_err("a tag longer than 8 characters");
     assert!(
-        matches!(&error, Error::Decode { tool, path, .. } if tool == "hit" && path == "/tags/1"),
+        matches!(&error, Error::Decode { tool, path, .. } if tool == "hit" && path == "tags[1]"),
         "{error:?}"
     );
 }

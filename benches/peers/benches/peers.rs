@@ -972,7 +972,7 @@ fn decode(c: &mut Criterion) {
     .to_string()
     .into_bytes();
     let client_bytes = |body: &[u8]| -> AgentObservation {
-        mcp_bindgen::client::decode_tool_response("scape_observe", 7, body).expect("typed")
+        mcp_bindgen::__private::decode_tool_response("scape_observe", 7, body).expect("typed")
     };
     assert_eq!(client_bytes(&body), typed);
     eprintln!("tools/call response: {} bytes", body.len());

@@ -91,7 +91,7 @@ fn main() {
         // (the registry compiles each input schema once, at `register`).
         "validate" => {
             let schema = Value::Object(mcp_bindgen::server::input_schema::<Add>());
-            let compiled = mcp_bindgen::CompiledSchema::new(&schema);
+            let compiled = mcp_bindgen::__private::CompiledSchema::new(&schema);
             let arguments = json!({"a": 1, "b": 2});
             for _ in 0..n {
                 black_box(compiled.validate(black_box(&arguments))).expect("valid");
@@ -102,7 +102,7 @@ fn main() {
             let schema = Value::Object(mcp_bindgen::server::input_schema::<Add>());
             let arguments = json!({"a": 1, "b": 2});
             for _ in 0..n {
-                black_box(mcp_bindgen::validate_value(
+                black_box(mcp_bindgen::__private::validate_value(
                     black_box(&schema),
                     black_box(&arguments),
                 ))
@@ -139,7 +139,7 @@ fn main() {
         // (what `dispatch` does) ...
         "args_from_value" => {
             let schema = Value::Object(mcp_bindgen::server::input_schema::<Add>());
-            let compiled = mcp_bindgen::CompiledSchema::new(&schema);
+            let compiled = mcp_bindgen::__private::CompiledSchema::new(&schema);
             for _ in 0..n {
                 let arguments: Value = serde_json::from_str(black_box(ARGUMENTS)).expect("json");
                 compiled.validate(&arguments).expect("valid");
@@ -151,7 +151,7 @@ fn main() {
         // a `Value` to check, and deserialize the struct from the text.
         "args_from_raw" => {
             let schema = Value::Object(mcp_bindgen::server::input_schema::<Add>());
-            let compiled = mcp_bindgen::CompiledSchema::new(&schema);
+            let compiled = mcp_bindgen::__private::CompiledSchema::new(&schema);
             for _ in 0..n {
                 let raw: &serde_json::value::RawValue =
                     serde_json::from_str(black_box(ARGUMENTS)).expect("json");
@@ -167,9 +167,9 @@ fn main() {
         // deserialize the struct from it in place.
         "args_tree" => {
             let schema = Value::Object(mcp_bindgen::server::input_schema::<Add>());
-            let compiled = mcp_bindgen::CompiledSchema::new(&schema);
+            let compiled = mcp_bindgen::__private::CompiledSchema::new(&schema);
             for _ in 0..n {
-                let arguments = mcp_bindgen::JsonTree::parse(black_box(ARGUMENTS)).expect("json");
+                let arguments = mcp_bindgen::__private::JsonTree::parse(black_box(ARGUMENTS)).expect("json");
                 compiled.validate_tree(&arguments).expect("valid");
                 let add: Add = arguments.deserialize().expect("fits");
                 black_box(add.a + add.b);

@@ -1,7 +1,7 @@
 //! Checking one call's arguments against the tool's input schema, three ways, in one run:
-//! - `interpreted`: `mcp_bindgen::validate_value`, the keyword-by-keyword interpreter the
+//! - `interpreted`: `mcp_bindgen::__private::validate_value`, the keyword-by-keyword interpreter the
 //!   runtime used before (and keeps as the reference the compiled checker is tested against);
-//! - `compiled`: `mcp_bindgen::CompiledSchema`, what `ToolSchema` and the server's registry use;
+//! - `compiled`: `mcp_bindgen::__private::CompiledSchema`, what `ToolSchema` and the server's registry use;
 //! - `jsonschema`: the jsonschema crate's compiled validator.
 //!
 //! Each schema is compiled once, outside the timed loop (`compile/...` times that step). The
@@ -11,7 +11,7 @@
 use std::hint::black_box;
 
 use criterion::{Criterion, criterion_group, criterion_main};
-use mcp_bindgen::{CompiledSchema, validate_value};
+use mcp_bindgen::__private::{CompiledSchema, validate_value};
 use serde_json::{Value, json};
 
 /// An input schema from a checked-in capture.

@@ -728,7 +728,7 @@ async fn components_info_schemas_describe_the_values() {
             if !path.starts_with("mcp_bindgen_example_bevy::") {
                 continue;
             }
-            mcp_bindgen::validate_value(&schema(path), value)
+            mcp_bindgen::__private::validate_value(&schema(path), value)
                 .unwrap_or_else(|v| panic!("{path} = {value} does not fit its schema: {v:?}"));
             checked += 1;
         }
@@ -737,7 +737,7 @@ async fn components_info_schemas_describe_the_values() {
     assert_eq!(checked, 12);
     for path in [SCORE, MOVED] {
         let value = resource(&client, path).await;
-        mcp_bindgen::validate_value(&schema(path), &value)
+        mcp_bindgen::__private::validate_value(&schema(path), &value)
             .unwrap_or_else(|v| panic!("{path} = {value} does not fit its schema: {v:?}"));
     }
     for (path, wrong) in [
@@ -747,7 +747,7 @@ async fn components_info_schemas_describe_the_values() {
         ("mcp_bindgen_example_bevy::Team", json!("Green")),
     ] {
         assert!(
-            mcp_bindgen::validate_value(&schema(path), &wrong).is_err(),
+            mcp_bindgen::__private::validate_value(&schema(path), &wrong).is_err(),
             "{path}'s schema accepts {wrong}"
         );
     }

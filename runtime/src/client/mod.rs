@@ -18,7 +18,7 @@
 
 mod builder;
 mod changes;
-mod decode;
+pub(crate) mod decode;
 mod drift;
 pub mod http;
 mod io;
@@ -41,8 +41,6 @@ use crate::Error;
 use crate::era::{self, Era};
 
 pub(crate) use builder::Settings;
-#[doc(hidden)]
-pub use decode::decode_tool_response;
 pub(crate) use decode::{Response, Route};
 pub(crate) use outgoing::Outgoing;
 pub(crate) use session::{Negotiated, Session};

@@ -19,7 +19,7 @@ use super::{At, MAX_DEPTH, Refs, Violation, compare, is_integer, short};
 
 /// A JSON Schema compiled once into a checker for many values.
 ///
-/// Same keywords and verdicts as [`validate_value`](crate::validate_value), which interprets the
+/// Same keywords and verdicts as [`validate_value`](super::validate_value), which interprets the
 /// schema on every call; a `CompiledSchema` looks nothing up by name when it checks a value,
 /// compiles each `pattern` once, and builds the JSON pointer of a violation only when there is
 /// one. `ToolSchema` compiles its schema on first use; hold one of these wherever the same

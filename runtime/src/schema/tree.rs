@@ -24,7 +24,7 @@ use serde_json::{Map, Number, Value};
 /// follow it, an object's as key, value, key, value), the strings in one buffer.
 ///
 /// It is what the server's registry parses a `tools/call`'s `arguments` into: the compiled
-/// input schema checks it ([`CompiledSchema::validate_tree`](crate::CompiledSchema::validate_tree))
+/// input schema checks it ([`CompiledSchema::validate_tree`](super::CompiledSchema::validate_tree))
 /// and the tool's struct is deserialized from it ([`JsonTree::deserialize`]), with the verdicts,
 /// violations and results that a `Value` of the same text gives.
 ///
