@@ -299,9 +299,20 @@ impl<Ctx> Registry<Ctx> {
             Ok(Err(failure)) => CallResult::failure(&failure),
             Err(panic) => panicked(&call.name, panic),
         };
+        self.finish(&call, task, &result)
+    }
+
+    /// The answer of a call that answered before it returned: `result`, or, run as a task,
+    /// the finished task made of it.
+    fn finish(
+        &mut self,
+        call: &ToolCall,
+        task: Option<TaskPlan>,
+        result: &CallResult,
+    ) -> Option<Reply> {
         match task {
-            Some(plan) => self.answered_task(plan, &call, &result),
-            None => call.answer(&result),
+            Some(plan) => self.answered_task(plan, call, result),
+            None => call.answer(result),
         }
     }
 
@@ -331,33 +342,20 @@ impl<Ctx> Registry<Ctx> {
             return None;
         };
         let outcome = catch_unwind(AssertUnwindSafe(|| ask(ctx, &arguments, &input)));
-        let name = &call.name;
+        // A task is made once the handler has what it asked for (SEP-2663 with SEP-2322: the
+        // input rounds come first).
         let asked = match outcome {
-            Ok(Ok(Outcome::Complete(value))) => {
-                let result = CallResult::success(value);
-                // A task is made once the handler has what it asked for (SEP-2663 with
-                // SEP-2322: the input rounds come first).
-                return match task {
-                    Some(plan) => self.answered_task(plan, &call, &result),
-                    None => call.answer(&result),
-                };
-            }
-            Ok(Err(failure)) => {
-                let result = CallResult::failure(&failure);
-                return match task {
-                    Some(plan) => self.answered_task(plan, &call, &result),
-                    None => call.answer(&result),
-                };
-            }
-            Err(panic) => {
-                let result = panicked(name, panic);
-                return match task {
-                    Some(plan) => self.answered_task(plan, &call, &result),
-                    None => call.answer(&result),
-                };
-            }
             Ok(Ok(Outcome::InputRequired(asked))) => asked,
+            Ok(Ok(Outcome::Complete(value))) => {
+                return self.finish(&call, task, &CallResult::success(value));
+            }
+            Ok(Err(failure)) => return self.finish(&call, task, &CallResult::failure(&failure)),
+            Err(panic) => {
+                let result = panicked(&call.name, panic);
+                return self.finish(&call, task, &result);
+            }
         };
+        let name = &call.name;
         if call.requests && call.outlet.is_some() {
             // A legacy call over a stream asks its client there, and runs again with the
             // answers on a later frame.
