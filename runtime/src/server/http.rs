@@ -563,105 +563,25 @@ fn header_text(headers: &HeaderMap, name: &str) -> Option<String> {
         .map(|v| v.trim().to_owned())
 }
 
+/// Answers one HTTP request on the HTTP thread: the door (path, `Host`, `Origin`, verb,
+/// token), the body, the message and its era; a listen stream is served here, anything else is
+/// queued for the game and its reply awaited.
 async fn handle(request: Request<IncomingBody>, state: &State, busy: Busy) -> Response<ReplyBody> {
     let config = &state.config;
-    let path = request.uri().path();
-    if path != config.path {
-        return rejection(
-            StatusCode::NOT_FOUND,
-            -32600,
-            &format!("no MCP endpoint at {path}; it is {}", config.path),
-        );
-    }
-    // DNS rebinding: a page on another site reaching 127.0.0.1 carries its own Host/Origin.
-    if let Some(host) = request.headers().get(header::HOST)
-        && !host.to_str().is_ok_and(loopback_host)
-    {
-        return rejection(
-            StatusCode::FORBIDDEN,
-            -32600,
-            "Host is not a loopback address",
-        );
-    }
-    if let Some(origin) = request.headers().get(header::ORIGIN) {
-        let allowed = origin
-            .to_str()
-            .is_ok_and(|o| loopback_origin(o) || config.allowed_origins.iter().any(|a| a == o));
-        if !allowed {
-            return rejection(StatusCode::FORBIDDEN, -32600, "Origin is not allowed");
-        }
+    if let Some(refused) = at_the_door(&request, config) {
+        return refused;
     }
     if request.method() == Method::GET {
         return get_stream(request.headers(), state, busy);
     }
-    if request.method() != Method::POST {
-        let mut r = rejection(
-            StatusCode::METHOD_NOT_ALLOWED,
-            -32600,
-            "this server answers POST, and GET for the legacy era's stream (no sessions to \
-             delete)",
-        );
-        r.headers_mut()
-            .insert(header::ALLOW, HeaderValue::from_static("GET, POST"));
-        return r;
-    }
     let Ok(owner) = owner_of(config, request.headers()) else {
         return unauthorized();
     };
-    let headers = Headers {
-        version: header_text(request.headers(), era::header::PROTOCOL_VERSION),
-        method: header_text(request.headers(), era::header::METHOD),
-        name: header_text(request.headers(), era::header::NAME),
-        params: request
-            .headers()
-            .iter()
-            .filter_map(|(name, value)| {
-                let suffix = name.as_str().strip_prefix(era::header::PARAM_PREFIX)?;
-                Some((suffix.to_owned(), value.to_str().ok()?.trim().to_owned()))
-            })
-            .collect(),
-    };
-    let streamable = request
-        .headers()
-        .get_all(header::ACCEPT)
-        .iter()
-        .any(|v| v.to_str().is_ok_and(|v| v.contains("text/event-stream")));
-    let declared = request
-        .headers()
-        .get(header::CONTENT_LENGTH)
-        .and_then(|v| v.to_str().ok())
-        .and_then(|v| v.parse::<usize>().ok());
-    if declared.is_some_and(|n| n > config.body_limit) {
-        return rejection(
-            StatusCode::PAYLOAD_TOO_LARGE,
-            -32600,
-            "request body too large",
-        );
-    }
-    let body = Limited::new(request.into_body(), config.body_limit);
-    let body = match tokio::time::timeout(config.body_timeout, body.collect()).await {
-        Err(_) => {
-            return rejection(
-                StatusCode::REQUEST_TIMEOUT,
-                -32600,
-                "request body not received in time",
-            );
-        }
-        Ok(Err(e)) if e.downcast_ref::<LengthLimitError>().is_some() => {
-            return rejection(
-                StatusCode::PAYLOAD_TOO_LARGE,
-                -32600,
-                "request body too large",
-            );
-        }
-        Ok(Err(_)) => {
-            return rejection(
-                StatusCode::BAD_REQUEST,
-                -32600,
-                "could not read the request body",
-            );
-        }
-        Ok(Ok(collected)) => collected.to_bytes(),
+    let headers = mcp_headers(request.headers());
+    let streamable = accepts_events(request.headers());
+    let body = match read_body(request, config).await {
+        Ok(body) => body,
+        Err(refused) => return refused,
     };
     let (request, era) = match receive(&body, Some(&headers)) {
         Received::Request(request, era) => (request, era),
@@ -683,8 +603,8 @@ async fn handle(request: Request<IncomingBody>, state: &State, busy: Busy) -> Re
     // The legacy handshake gets a session id, which is never checked: the game's state is
     // the session, and clients that need an id to open several streams have one.
     let session = era == Era::Legacy && request.method == "initialize";
-    let (outlet, mut replies) = mpsc::unbounded_channel();
-    match state.jobs.try_send(Incoming {
+    let (outlet, replies) = mpsc::unbounded_channel();
+    let incoming = Incoming {
         request,
         era,
         outlet: Some(outlet),
@@ -696,9 +616,133 @@ async fn handle(request: Request<IncomingBody>, state: &State, busy: Busy) -> Re
         // otherwise.
         #[cfg(feature = "tracing")]
         received: tracing::level_enabled!(tracing::Level::DEBUG).then(Instant::now),
-    }) {
+    };
+    if let Some(refused) = queue(state, incoming) {
+        return refused;
+    }
+    await_reply(replies, config, busy, session).await
+}
+
+/// What is refused before anything is read: another path (404), a `Host` or `Origin` that is
+/// not this machine's or allowed (403, against DNS rebinding), a verb other than POST and
+/// GET (405).
+fn at_the_door(
+    request: &Request<IncomingBody>,
+    config: &ServerBuilder,
+) -> Option<Response<ReplyBody>> {
+    let path = request.uri().path();
+    if path != config.path {
+        return Some(rejection(
+            StatusCode::NOT_FOUND,
+            -32600,
+            &format!("no MCP endpoint at {path}; it is {}", config.path),
+        ));
+    }
+    // DNS rebinding: a page on another site reaching 127.0.0.1 carries its own Host/Origin.
+    if let Some(host) = request.headers().get(header::HOST)
+        && !host.to_str().is_ok_and(loopback_host)
+    {
+        return Some(rejection(
+            StatusCode::FORBIDDEN,
+            -32600,
+            "Host is not a loopback address",
+        ));
+    }
+    if let Some(origin) = request.headers().get(header::ORIGIN) {
+        let allowed = origin
+            .to_str()
+            .is_ok_and(|o| loopback_origin(o) || config.allowed_origins.iter().any(|a| a == o));
+        if !allowed {
+            return Some(rejection(
+                StatusCode::FORBIDDEN,
+                -32600,
+                "Origin is not allowed",
+            ));
+        }
+    }
+    if request.method() != Method::POST && request.method() != Method::GET {
+        let mut r = rejection(
+            StatusCode::METHOD_NOT_ALLOWED,
+            -32600,
+            "this server answers POST, and GET for the legacy era's stream (no sessions to \
+             delete)",
+        );
+        r.headers_mut()
+            .insert(header::ALLOW, HeaderValue::from_static("GET, POST"));
+        return Some(r);
+    }
+    None
+}
+
+/// The `MCP-Protocol-Version`, `Mcp-Method`, `Mcp-Name` and `Mcp-Param-*` headers, for the
+/// wire layer to check against the body.
+fn mcp_headers(headers: &HeaderMap) -> Headers {
+    Headers {
+        version: header_text(headers, era::header::PROTOCOL_VERSION),
+        method: header_text(headers, era::header::METHOD),
+        name: header_text(headers, era::header::NAME),
+        params: headers
+            .iter()
+            .filter_map(|(name, value)| {
+                let suffix = name.as_str().strip_prefix(era::header::PARAM_PREFIX)?;
+                Some((suffix.to_owned(), value.to_str().ok()?.trim().to_owned()))
+            })
+            .collect(),
+    }
+}
+
+/// Whether the client takes an event stream (`Accept: text/event-stream`).
+fn accepts_events(headers: &HeaderMap) -> bool {
+    headers
+        .get_all(header::ACCEPT)
+        .iter()
+        .any(|v| v.to_str().is_ok_and(|v| v.contains("text/event-stream")))
+}
+
+/// The request's body, within the body limit (413) and the body timeout (408).
+async fn read_body(
+    request: Request<IncomingBody>,
+    config: &ServerBuilder,
+) -> Result<Bytes, Response<ReplyBody>> {
+    let too_large = || {
+        rejection(
+            StatusCode::PAYLOAD_TOO_LARGE,
+            -32600,
+            "request body too large",
+        )
+    };
+    let declared = request
+        .headers()
+        .get(header::CONTENT_LENGTH)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.parse::<usize>().ok());
+    if declared.is_some_and(|n| n > config.body_limit) {
+        return Err(too_large());
+    }
+    let body = Limited::new(request.into_body(), config.body_limit);
+    match tokio::time::timeout(config.body_timeout, body.collect()).await {
+        Err(_) => Err(rejection(
+            StatusCode::REQUEST_TIMEOUT,
+            -32600,
+            "request body not received in time",
+        )),
+        Ok(Err(e)) if e.downcast_ref::<LengthLimitError>().is_some() => Err(too_large()),
+        Ok(Err(_)) => Err(rejection(
+            StatusCode::BAD_REQUEST,
+            -32600,
+            "could not read the request body",
+        )),
+        Ok(Ok(collected)) => Ok(collected.to_bytes()),
+    }
+}
+
+/// Hands a request to the game's queue; the refusal when it cannot: 503 with `Retry-After`
+/// when the queue is full, 503 when the server is shutting down.
+fn queue(state: &State, incoming: Incoming) -> Option<Response<ReplyBody>> {
+    match state.jobs.try_send(incoming) {
         Ok(()) => {
             state.queued.fetch_add(1, Ordering::Relaxed);
+            None
         }
         Err(TrySendError::Full(_)) => {
             let mut r = rejection(
@@ -708,27 +752,33 @@ async fn handle(request: Request<IncomingBody>, state: &State, busy: Busy) -> Re
             );
             r.headers_mut()
                 .insert(header::RETRY_AFTER, HeaderValue::from_static("1"));
-            return r;
+            Some(r)
         }
-        Err(TrySendError::Disconnected(_)) => {
-            return rejection(
-                StatusCode::SERVICE_UNAVAILABLE,
-                -32000,
-                "the server is shutting down",
-            );
-        }
+        Err(TrySendError::Disconnected(_)) => Some(rejection(
+            StatusCode::SERVICE_UNAVAILABLE,
+            -32000,
+            "the server is shutting down",
+        )),
     }
+}
+
+/// Waits for the game's reply to a queued request: one JSON body, or an event stream once the
+/// call sends a notification first; a call deferred to a later frame is waited for until its
+/// deadline, then some; 504 when the game does not poll in time.
+async fn await_reply(
+    mut replies: mpsc::UnboundedReceiver<Outbound>,
+    config: &ServerBuilder,
+    busy: Busy,
+    session: bool,
+) -> Response<ReplyBody> {
     let mut wait = config.reply_timeout;
     loop {
         match tokio::time::timeout(wait, replies.recv()).await {
             Ok(Some(Outbound::Done(reply))) => {
                 let status = status_of(&reply);
                 let mut r = response(status, Some(reply.text));
-                if session {
-                    let id = session_id();
-                    if let Ok(value) = HeaderValue::from_str(&id) {
-                        r.headers_mut().insert(era::header::SESSION_ID, value);
-                    }
+                if session && let Ok(value) = HeaderValue::from_str(&session_id()) {
+                    r.headers_mut().insert(era::header::SESSION_ID, value);
                 }
                 return r;
             }
