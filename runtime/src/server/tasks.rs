@@ -575,46 +575,22 @@ impl Tasks {
         self.refresh();
         let id = &request.id;
         let modern = era == Era::Modern;
-        let reply = |text: String| Some(Reply::answer(text));
-        let rare = request.params.rare.as_deref();
-        let poll_interval = self.limits.poll_interval;
         if modern && !request_declares(request) {
             return Some(missing_extension(id, &request.method));
         }
         if !modern && request.method == "tasks/list" {
-            if request
-                .params
-                .cursor
-                .as_deref()
-                .is_some_and(|c| !c.is_null())
-            {
-                return reply(error(id, -32602, "Invalid params: unknown cursor"));
-            }
-            let mut tasks: Vec<(&String, &Task)> = self
-                .tasks
-                .iter()
-                .filter(|(_, t)| t.owner == *owner)
-                .collect();
-            tasks.sort_by_key(|(_, t)| t.created);
-            let tasks: Vec<Value> = tasks
-                .into_iter()
-                .map(|(id, t)| Value::Object(t.to_json(id, false, poll_interval)))
-                .collect();
-            return reply(respond(id, &serde_json::json!({"tasks": tasks})));
+            return Some(Reply::answer(self.list(request, owner)));
         }
+        let rare = request.params.rare.as_deref();
         let task_id = rare
             .and_then(|r| r.task_id.as_ref())
             .unwrap_or(&Value::Null);
+        let poll_interval = self.limits.poll_interval;
         let (task_id, task) = match Self::find(&mut self.tasks, task_id, owner) {
             Ok(found) => found,
-            Err(message) => return reply(error(id, -32602, &message)),
+            Err(message) => return Some(Reply::answer(error(id, -32602, &message))),
         };
-        let complete = || {
-            let mut ack = Map::new();
-            ack.insert("resultType".into(), Value::String("complete".into()));
-            respond(id, &ack)
-        };
-        match (modern, &*request.method) {
+        let text = match (modern, &*request.method) {
             (_, "tasks/get") => {
                 let shape = if modern {
                     let mut shape = task.detailed(&task_id, poll_interval);
@@ -623,71 +599,132 @@ impl Tasks {
                 } else {
                     task.to_json(&task_id, false, poll_interval)
                 };
-                reply(respond(id, &shape))
+                respond(id, &shape)
             }
             (true, "tasks/update") => {
-                let Some(Value::Object(answers)) = rare.and_then(|r| r.input_responses.as_ref())
-                else {
-                    return reply(error(
-                        id,
-                        -32602,
-                        "Invalid params: tasks/update needs inputResponses, an object",
-                    ));
-                };
-                if let Some((inputs, waiters)) = &task.inputs {
-                    for (key, answer) in answers {
-                        if inputs.lock().remove(key).is_some() {
-                            waiters.deliver(ClientResponse {
-                                id: Value::String(key.clone()),
-                                outcome: Ok(answer.clone()),
-                            });
-                        }
-                    }
-                }
-                task.updated = SystemTime::now();
+                let answers = rare.and_then(|r| r.input_responses.as_ref());
+                let text = update(id, task, answers);
                 Self::note(&mut self.changed, &task_id, task);
-                reply(complete())
+                text
             }
             (_, "tasks/cancel") => {
-                if !task.terminal() {
-                    task.message = Some("cancelled by the client".into());
-                    task.finish(Status::Cancelled);
-                    Self::note(&mut self.changed, &task_id, task);
-                } else if !modern {
-                    return reply(error(
-                        id,
-                        -32602,
-                        &format!("Invalid params: task {task_id} has already finished"),
-                    ));
-                }
-                if modern {
-                    reply(complete())
-                } else {
-                    reply(respond(id, &task.to_json(&task_id, false, poll_interval)))
-                }
+                let text = cancel(id, &task_id, task, modern, poll_interval);
+                Self::note(&mut self.changed, &task_id, task);
+                text
             }
-            (false, "tasks/result") => {
-                if task.terminal() {
-                    return reply(legacy_result(&task_id, task, id));
-                }
-                let Some((outlet, stream)) = outlet else {
-                    return reply(error(
-                        id,
-                        -32603,
-                        &format!(
-                            "task {task_id} has not finished: poll it with tasks/get (tasks/result \
-                             waits for a task only over HTTP)"
-                        ),
-                    ));
-                };
-                let left = task.expires.saturating_duration_since(Instant::now());
-                let _ = outlet.send(Outbound::Deferred(left));
-                task.waiting.push((id.clone(), outlet.clone(), stream));
-                None
+            (false, "tasks/result") => return wait_for_result(id, &task_id, task, outlet),
+            (_, other) => error(id, -32601, &format!("Method not found: {other}")),
+        };
+        Some(Reply::answer(text))
+    }
+
+    /// Legacy `tasks/list`: the owner's tasks, oldest first, in one page.
+    fn list(&self, request: &super::wire::Request, owner: &Owner) -> String {
+        let id = &request.id;
+        if request
+            .params
+            .cursor
+            .as_deref()
+            .is_some_and(|c| !c.is_null())
+        {
+            return error(id, -32602, "Invalid params: unknown cursor");
+        }
+        let mut tasks: Vec<(&String, &Task)> = self
+            .tasks
+            .iter()
+            .filter(|(_, t)| t.owner == *owner)
+            .collect();
+        tasks.sort_by_key(|(_, t)| t.created);
+        let poll_interval = self.limits.poll_interval;
+        let tasks: Vec<Value> = tasks
+            .into_iter()
+            .map(|(id, t)| Value::Object(t.to_json(id, false, poll_interval)))
+            .collect();
+        respond(id, &serde_json::json!({"tasks": tasks}))
+    }
+}
+
+/// `{"resultType": "complete"}`: a 2026-07-28 acknowledgement.
+fn complete(id: &Value) -> String {
+    let mut ack = Map::new();
+    ack.insert("resultType".into(), Value::String("complete".into()));
+    respond(id, &ack)
+}
+
+/// 2026-07-28 `tasks/update`: hands each answer to the input request it answers.
+fn update(id: &Value, task: &mut Task, answers: Option<&Value>) -> String {
+    let Some(Value::Object(answers)) = answers else {
+        return error(
+            id,
+            -32602,
+            "Invalid params: tasks/update needs inputResponses, an object",
+        );
+    };
+    if let Some((inputs, waiters)) = &task.inputs {
+        for (key, answer) in answers {
+            if inputs.lock().remove(key).is_some() {
+                waiters.deliver(ClientResponse {
+                    id: Value::String(key.clone()),
+                    outcome: Ok(answer.clone()),
+                });
             }
-            (_, other) => reply(error(id, -32601, &format!("Method not found: {other}"))),
         }
     }
+    task.updated = SystemTime::now();
+    complete(id)
+}
+
+/// `tasks/cancel`: a running task is cancelled (its call abandoned); a finished one is left
+/// as it is (legacy: `-32602`).
+fn cancel(
+    id: &Value,
+    task_id: &str,
+    task: &mut Task,
+    modern: bool,
+    poll_interval: Duration,
+) -> String {
+    if !task.terminal() {
+        task.message = Some("cancelled by the client".into());
+        task.finish(Status::Cancelled);
+    } else if !modern {
+        return error(
+            id,
+            -32602,
+            &format!("Invalid params: task {task_id} has already finished"),
+        );
+    }
+    if modern {
+        complete(id)
+    } else {
+        respond(id, &task.to_json(task_id, false, poll_interval))
+    }
+}
+
+/// Legacy `tasks/result`: the outcome of a finished task; for one still working, `None`, the
+/// request parked on its outlet until the task finishes or expires (HTTP only).
+fn wait_for_result(
+    id: &Value,
+    task_id: &str,
+    task: &mut Task,
+    outlet: Option<(&OutboundTx, bool)>,
+) -> Option<Reply> {
+    if task.terminal() {
+        return Some(Reply::answer(legacy_result(task_id, task, id)));
+    }
+    let Some((outlet, stream)) = outlet else {
+        return Some(Reply::answer(error(
+            id,
+            -32603,
+            &format!(
+                "task {task_id} has not finished: poll it with tasks/get (tasks/result waits \
+                 for a task only over HTTP)"
+            ),
+        )));
+    };
+    let left = task.expires.saturating_duration_since(Instant::now());
+    let _ = outlet.send(Outbound::Deferred(left));
+    task.waiting.push((id.clone(), outlet.clone(), stream));
+    None
 }
 
 /// Whether a declared capability name is the tasks extension (see `Capabilities`).
