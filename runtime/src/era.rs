@@ -113,6 +113,19 @@ pub mod header {
     pub const PARAM_PREFIX: &str = "mcp-param-";
     /// The legacy era's session id (ignored by modern-era servers).
     pub const SESSION_ID: &str = "mcp-session-id";
+
+    /// The member of `params` that a request of `method` mirrors in its `Mcp-Name` header
+    /// (2026-07-28): `name` for a tool call and a prompt, `uri` for a resource read, `taskId`
+    /// for the tasks extension's requests; `None` for every other method. The one rule the
+    /// client (which writes the header) and the server (which checks it) share.
+    pub fn name_member(method: &str) -> Option<&'static str> {
+        match method {
+            "tools/call" | "prompts/get" => Some("name"),
+            "resources/read" => Some("uri"),
+            "tasks/get" | "tasks/update" | "tasks/cancel" => Some("taskId"),
+            _ => None,
+        }
+    }
 }
 
 /// JSON-RPC error codes added by MCP 2026-07-28.

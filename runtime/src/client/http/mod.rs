@@ -328,12 +328,7 @@ fn headers(
         }
     };
     put(h::METHOD, &era::header_value::encode(method));
-    let name = match method {
-        "tools/call" | "prompts/get" => params["name"].as_str(),
-        "resources/read" => params["uri"].as_str(),
-        "tasks/get" | "tasks/update" | "tasks/cancel" => params["taskId"].as_str(),
-        _ => None,
-    };
+    let name = h::name_member(method).and_then(|member| params[member].as_str());
     if let Some(name) = name {
         put(h::NAME, &era::header_value::encode(name));
     }

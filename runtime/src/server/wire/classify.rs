@@ -25,17 +25,11 @@ pub(crate) fn classify(request: &Request, headers: Option<&Headers>) -> Result<E
     let claim = meta.and_then(|m| m.protocol_version.as_ref());
     let header_version = headers.and_then(|h| h.version.as_deref());
     let header_modern = header_version.is_some_and(era::is_modern);
-    let mismatch = |what: String| {
-        Rejection::new(
-            id,
-            era::code::HEADER_MISMATCH,
-            format!("Bad Request: the request headers and body disagree: {what}"),
-        )
-    };
     let claims_modern = claim.and_then(Text::as_str).is_some_and(era::is_modern);
     if request.method == "initialize" && !claims_modern {
         if header_modern {
             return Err(mismatch(
+                id,
                 "an initialize request (legacy handshake) came with a 2026-07-28 \
                  MCP-Protocol-Version header"
                     .into(),
@@ -44,38 +38,11 @@ pub(crate) fn classify(request: &Request, headers: Option<&Headers>) -> Result<E
         return Ok(Era::Legacy);
     }
     let Some(claim) = claim else {
-        if header_modern || request.method == "server/discover" {
-            let missing = match meta {
-                None => "_meta".to_owned(),
-                Some(m) if m.capabilities.is_none() => format!(
-                    "{}, {}",
-                    era::meta::PROTOCOL_VERSION,
-                    era::meta::CLIENT_CAPABILITIES
-                ),
-                Some(_) => era::meta::PROTOCOL_VERSION.to_owned(),
-            };
-            let mut r = Rejection::new(
-                id,
-                -32602,
-                format!(
-                    "Invalid params: a {} request needs params._meta with \
-                     {} and {}; missing: {missing}",
-                    era::LATEST_MODERN,
-                    era::meta::PROTOCOL_VERSION,
-                    era::meta::CLIENT_CAPABILITIES
-                ),
-            );
-            r.data = Some(Box::new(serde_json::json!({"missing": missing})));
-            return Err(r);
-        }
-        if let Some(version) = header_version
-            && !era::is_supported(version)
-        {
-            return Err(unsupported(id, version));
-        }
+        return unclaimed(request, header_version);
+    };
+    let Some(meta) = meta else {
         return Ok(Era::Legacy);
     };
-    let meta = meta.expect("a claim is in _meta");
     let Some(version) = claim.as_str() else {
         return Err(Rejection::new(
             id,
@@ -105,10 +72,13 @@ pub(crate) fn classify(request: &Request, headers: Option<&Headers>) -> Result<E
     if let Some(header) = header_version
         && header != version
     {
-        return Err(mismatch(format!(
-            "_meta names protocol version {version} but the MCP-Protocol-Version header names \
-             {header}"
-        )));
+        return Err(mismatch(
+            id,
+            format!(
+                "_meta names protocol version {version} but the MCP-Protocol-Version header \
+                 names {header}"
+            ),
+        ));
     }
     if !era::is_modern(version) {
         if era::is_supported(version) {
@@ -117,68 +87,117 @@ pub(crate) fn classify(request: &Request, headers: Option<&Headers>) -> Result<E
         return Err(unsupported(id, version));
     }
     if let Some(headers) = headers {
-        if header_version.is_none() {
-            return Err(mismatch(
-                "the MCP-Protocol-Version header is required on every request".into(),
-            ));
-        }
-        match headers.method.as_deref() {
-            None => {
-                return Err(mismatch(format!(
-                    "the body names method {} but the Mcp-Method header is absent",
-                    request.method
-                )));
-            }
-            Some(m) if m != request.method => {
-                return Err(mismatch(format!(
-                    "the body names method {} but the Mcp-Method header names {m}",
-                    request.method
-                )));
-            }
-            Some(_) => {}
-        }
-        let params = &request.params;
-        let field = match &*request.method {
-            "tools/call" | "prompts/get" => {
-                Some(("name", params.name.as_ref().and_then(Text::as_str)))
-            }
-            "resources/read" => Some(("uri", params.uri.as_deref().and_then(Value::as_str))),
-            "tasks/get" | "tasks/update" | "tasks/cancel" => Some((
-                "taskId",
-                params
-                    .rare
-                    .as_deref()
-                    .and_then(|r| r.task_id.as_ref())
-                    .and_then(Value::as_str),
-            )),
-            _ => None,
-        };
-        if let Some((field, Some(body))) = field {
-            match headers.name.as_deref() {
-                None => {
-                    return Err(mismatch(format!(
-                        "the body carries params.{field}={body:?} but the Mcp-Name header is \
-                         absent"
-                    )));
-                }
-                Some(raw) => match era::header_value::decode(raw) {
-                    None => {
-                        return Err(mismatch(
-                            "the Mcp-Name header carries an invalid =?base64?...?= value".into(),
-                        ));
-                    }
-                    Some(name) if name != body => {
-                        return Err(mismatch(format!(
-                            "the body carries params.{field}={body:?} but the Mcp-Name header \
-                             names {name:?}"
-                        )));
-                    }
-                    Some(_) => {}
-                },
-            }
-        }
+        check_headers(request, headers)?;
     }
     Ok(Era::Modern)
+}
+
+/// `-32020`: a header and the body disagree.
+fn mismatch(id: &Value, what: String) -> Rejection {
+    Rejection::new(
+        id,
+        era::code::HEADER_MISMATCH,
+        format!("Bad Request: the request headers and body disagree: {what}"),
+    )
+}
+
+/// A request whose `_meta` names no protocol version: legacy, unless the headers or the
+/// method say 2026-07-28 (then `-32602` naming what is missing), or the header names a version
+/// this server does not support.
+fn unclaimed(request: &Request, header_version: Option<&str>) -> Result<Era, Rejection> {
+    let meta = request.params.meta.as_ref();
+    if header_version.is_some_and(era::is_modern) || request.method == "server/discover" {
+        let missing = match meta {
+            None => "_meta".to_owned(),
+            Some(m) if m.capabilities.is_none() => format!(
+                "{}, {}",
+                era::meta::PROTOCOL_VERSION,
+                era::meta::CLIENT_CAPABILITIES
+            ),
+            Some(_) => era::meta::PROTOCOL_VERSION.to_owned(),
+        };
+        let mut r = Rejection::new(
+            &request.id,
+            -32602,
+            format!(
+                "Invalid params: a {} request needs params._meta with {} and {}; missing: \
+                 {missing}",
+                era::LATEST_MODERN,
+                era::meta::PROTOCOL_VERSION,
+                era::meta::CLIENT_CAPABILITIES
+            ),
+        );
+        r.data = Some(Box::new(serde_json::json!({"missing": missing})));
+        return Err(r);
+    }
+    if let Some(version) = header_version
+        && !era::is_supported(version)
+    {
+        return Err(unsupported(&request.id, version));
+    }
+    Ok(Era::Legacy)
+}
+
+/// 2026-07-28 over HTTP: the version header is present, `Mcp-Method` names the body's
+/// method, and `Mcp-Name` the member the method mirrors ([`era::header::name_member`]).
+fn check_headers(request: &Request, headers: &Headers) -> Result<(), Rejection> {
+    let id = &request.id;
+    if headers.version.is_none() {
+        return Err(mismatch(
+            id,
+            "the MCP-Protocol-Version header is required on every request".into(),
+        ));
+    }
+    let method = &request.method;
+    match headers.method.as_deref() {
+        None => {
+            return Err(mismatch(
+                id,
+                format!("the body names method {method} but the Mcp-Method header is absent"),
+            ));
+        }
+        Some(m) if m != method => {
+            return Err(mismatch(
+                id,
+                format!("the body names method {method} but the Mcp-Method header names {m}"),
+            ));
+        }
+        Some(_) => {}
+    }
+    let params = &request.params;
+    let Some(member) = era::header::name_member(method) else {
+        return Ok(());
+    };
+    let body = match member {
+        "name" => params.name.as_ref().and_then(Text::as_str),
+        "uri" => params.uri.as_deref().and_then(Value::as_str),
+        _ => params
+            .rare
+            .as_deref()
+            .and_then(|r| r.task_id.as_ref())
+            .and_then(Value::as_str),
+    };
+    let Some(body) = body else {
+        return Ok(());
+    };
+    match headers.name.as_deref().map(era::header_value::decode) {
+        None => Err(mismatch(
+            id,
+            format!("the body carries params.{member}={body:?} but the Mcp-Name header is absent"),
+        )),
+        Some(None) => Err(mismatch(
+            id,
+            "the Mcp-Name header carries an invalid =?base64?...?= value".into(),
+        )),
+        Some(Some(name)) if name != body => Err(mismatch(
+            id,
+            format!(
+                "the body carries params.{member}={body:?} but the Mcp-Name header names \
+                 {name:?}"
+            ),
+        )),
+        Some(Some(_)) => Ok(()),
+    }
 }
 
 fn unsupported(id: &Value, requested: &str) -> Rejection {
