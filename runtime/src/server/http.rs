@@ -540,14 +540,14 @@ fn response(status: StatusCode, body: Option<String>) -> Response<ReplyBody> {
 
 /// An HTTP error with a JSON-RPC error body, so MCP clients can show the reason.
 fn rejection(status: StatusCode, code: i64, message: &str) -> Response<ReplyBody> {
-    refused(status, message);
+    trace_refusal(status, message);
     response(status, Some(error(&serde_json::Value::Null, code, message)))
 }
 
 /// The event of a refused request: a warning when the server could not serve it (5xx), else
 /// debug (the client's mistake). Nothing without the `tracing` feature.
 #[cfg_attr(not(feature = "tracing"), allow(unused_variables))]
-fn refused(status: StatusCode, reason: &str) {
+fn trace_refusal(status: StatusCode, reason: &str) {
     #[cfg(feature = "tracing")]
     if status.is_server_error() {
         tracing::warn!(status = status.as_u16(), reason, "request refused");
@@ -586,7 +586,7 @@ async fn handle(request: Request<IncomingBody>, state: &State, busy: Busy) -> Re
     let (request, era) = match receive(&body, Some(&headers)) {
         Received::Request(request, era) => (request, era),
         Received::Refused { text, what } => {
-            refused(StatusCode::BAD_REQUEST, what);
+            trace_refusal(StatusCode::BAD_REQUEST, what);
             return response(StatusCode::BAD_REQUEST, Some(text));
         }
         Received::Notification => return response(StatusCode::ACCEPTED, None),
