@@ -118,7 +118,8 @@ pub mod header {
     /// (2026-07-28): `name` for a tool call and a prompt, `uri` for a resource read, `taskId`
     /// for the tasks extension's requests; `None` for every other method. The one rule the
     /// client (which writes the header) and the server (which checks it) share.
-    pub fn name_member(method: &str) -> Option<&'static str> {
+    #[cfg(any(feature = "client", feature = "server"))]
+    pub(crate) fn name_member(method: &str) -> Option<&'static str> {
         match method {
             "tools/call" | "prompts/get" => Some("name"),
             "resources/read" => Some("uri"),
