@@ -137,6 +137,7 @@ impl Carrier for HttpTransport {
             negotiated.as_ref(),
         );
         let body = bytes::Bytes::from(request.text);
+        let repeatable = may_repeat(request.method);
         // Modern era: dropping the task closes the response stream, which cancels the request.
         let on_cancel: Option<Box<dyn FnOnce() + Send>> = legacy.then(|| {
             let inner = inner.clone();
@@ -153,6 +154,7 @@ impl Carrier for HttpTransport {
                         &inner,
                         headers,
                         body.clone(),
+                        repeatable,
                         Some(id),
                         &context,
                         negotiated.as_ref(),
@@ -355,23 +357,15 @@ async fn post(
         negotiated,
     );
     let body = bytes::Bytes::from(message.to_string());
-    send(inner, headers, body, id, context, negotiated).await
+    let repeatable = may_repeat(message["method"].as_str().unwrap_or_default());
+    send(inner, headers, body, repeatable, id, context, negotiated).await
 }
 
-/// Whether a request may reach the server twice without harm: every method but
-/// `tools/call` (lists, reads, `ping`, task queries, notifications, responses), whose tool may
-/// not be idempotent. Read from the `Mcp-Method` header where the era has one, else the body.
-fn may_repeat(headers: &HeaderMap, body: &[u8]) -> bool {
-    if let Some(method) = headers.get(h::METHOD) {
-        return method.as_bytes() != b"tools/call";
-    }
-    #[derive(serde::Deserialize)]
-    struct Method<'a> {
-        #[serde(borrow)]
-        method: Option<std::borrow::Cow<'a, str>>,
-    }
-    serde_json::from_slice::<Method<'_>>(body)
-        .is_ok_and(|m| m.method.as_deref() != Some("tools/call"))
+/// Whether a request of `method` may reach the server twice without harm: every method but
+/// `tools/call` (lists, reads, `ping`, task queries, notifications, responses: `""`), whose
+/// tool may not be idempotent.
+fn may_repeat(method: &str) -> bool {
+    method != "tools/call"
 }
 
 /// Whether `error` says the connection closed (or was reset) before any response came, as a
@@ -404,14 +398,15 @@ fn closed_before_response(error: &reqwest::Error) -> bool {
     false
 }
 
-/// [`post`] for a message already written, with its headers. A request that may run twice
-/// (any but `tools/call`: see [`may_repeat`]) is sent once more when the connection closed
+/// [`post`] for a message already written, with its headers. A `repeatable` request (see
+/// [`may_repeat`]) is sent once more when the connection closed
 /// before any response came: a server closes kept-alive connections (to make room, or when
 /// idle) and one may close as the request goes out on it.
 async fn send(
     inner: &Arc<Inner>,
     headers: HeaderMap,
     body: bytes::Bytes,
+    repeatable: bool,
     id: Option<u64>,
     context: &CallContext,
     negotiated: Option<&Negotiated>,
@@ -424,14 +419,15 @@ async fn send(
             .body(body.clone())
             .send()
     };
-    let repeatable = may_repeat(&headers, &body);
-    let response = match attempt(headers.clone()).await {
-        Err(e) if repeatable && closed_before_response(&e) => {
+    // Only a request that may be sent again keeps a copy of its headers for that.
+    let again = repeatable.then(|| headers.clone());
+    let response = match (attempt(headers).await, again) {
+        (Err(e), Some(headers)) if closed_before_response(&e) => {
             #[cfg(feature = "tracing")]
             tracing::debug!("the connection closed before any response; sending once more");
             attempt(headers).await
         }
-        sent => sent,
+        (sent, _) => sent,
     }
     .map_err(|e| reach_error(&inner.url, e))?;
     if let Some(session) = response
