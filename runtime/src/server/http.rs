@@ -78,7 +78,8 @@ impl Default for ServerBuilder {
 
 impl ServerBuilder {
     /// The defaults: port 7100, endpoint `/mcp`, no token, 4 MiB bodies, 256 queued requests,
-    /// 128 connections, 5 s for headers, 10 s for a body, 30 s for the game to answer.
+    /// 128 connections, 5 s for headers, 10 s for a body, 30 s for the game to answer, a
+    /// keep-alive every 15 s on change streams, 30 s before a stalled change stream is closed.
     pub fn new() -> Self {
         ServerBuilder::default()
     }
