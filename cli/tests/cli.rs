@@ -185,7 +185,10 @@ fn generate_writes_one_module() {
     );
     assert!(text.starts_with(&header), "{text}");
     // The provenance a client checks the server against: in the header and as a constant.
-    let digest_line = text.lines().nth(1).unwrap_or("");
+    let digest_line = text
+        .lines()
+        .find(|line| line.starts_with("// Tools digest: "))
+        .unwrap_or("");
     let digest = digest_line
         .strip_prefix("// Tools digest: ")
         .and_then(|d| d.strip_suffix('.'))

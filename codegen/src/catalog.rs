@@ -9,7 +9,7 @@ use std::collections::BTreeSet;
 use proc_macro2::TokenStream;
 use quote::quote;
 
-use crate::docs::{ITEM_DOC_WIDTH, METHOD_DOC_WIDTH, doc_at as doc};
+use crate::docs::{ITEM_DOC_WIDTH, METHOD_DOC_WIDTH, dedent, doc_at as doc};
 use crate::model::{Capture, Prompt, ResourceTemplate};
 use crate::naming::{field_name, ident, method_name, type_name};
 
@@ -63,8 +63,8 @@ pub(crate) fn emit(capture: &Capture, taken: &mut BTreeSet<String>) -> syn::Resu
             }
             let name = syn::Ident::new(&name, proc_macro2::Span::call_site());
             let mut text = match (&resource.title, &resource.description) {
-                (Some(title), Some(description)) => format!("{title}: {description}"),
-                (None, Some(description)) => description.clone(),
+                (Some(title), Some(description)) => format!("{title}: {}", dedent(description)),
+                (None, Some(description)) => dedent(description),
                 (Some(title), None) => format!("{title}."),
                 (None, None) => format!("The `{}` resource.", resource.name),
             };
@@ -170,7 +170,8 @@ fn prompt_method(
 ) -> (Option<TokenStream>, TokenStream) {
     let mut text = prompt
         .description
-        .clone()
+        .as_deref()
+        .map(dedent)
         .unwrap_or_else(|| format!("The `{}` prompt.", prompt.name));
     text.push_str(&format!(
         "\n\nGets the prompt `{}` (`prompts/get`): its messages, typed as the runtime's content.",
@@ -211,7 +212,8 @@ fn prompt_method(
         let key = &argument.name;
         let mut text = argument
             .description
-            .clone()
+            .as_deref()
+            .map(dedent)
             .unwrap_or_else(|| format!("`{key}`."));
         if !argument.required {
             text.push_str(" Optional.");
@@ -261,8 +263,8 @@ fn prompt_method(
 fn template_method(template: &ResourceTemplate, method: &str) -> TokenStream {
     let variables = template.variables();
     let mut text = match (&template.title, &template.description) {
-        (Some(title), Some(description)) => format!("{title}: {description}"),
-        (None, Some(description)) => description.clone(),
+        (Some(title), Some(description)) => format!("{title}: {}", dedent(description)),
+        (None, Some(description)) => dedent(description),
         (Some(title), None) => format!("{title}."),
         (None, None) => format!("The `{}` resources.", template.name),
     };

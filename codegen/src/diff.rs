@@ -181,13 +181,22 @@ impl Recorded {
     }
 }
 
-/// A string literal's value.
+/// A string literal's value, or that of `concat!` of string literals (how a generated module
+/// writes a long JSON text).
 fn literal(expr: &syn::Expr) -> Option<String> {
     match expr {
         syn::Expr::Lit(syn::ExprLit {
             lit: syn::Lit::Str(text),
             ..
         }) => Some(text.value()),
+        syn::Expr::Macro(syn::ExprMacro { mac, .. }) if mac.path.is_ident("concat") => {
+            let pieces = mac
+                .parse_body_with(
+                    syn::punctuated::Punctuated::<syn::LitStr, syn::Token![,]>::parse_terminated,
+                )
+                .ok()?;
+            Some(pieces.iter().map(syn::LitStr::value).collect())
+        }
         _ => None,
     }
 }

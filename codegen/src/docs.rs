@@ -6,6 +6,27 @@
 use proc_macro2::TokenStream;
 use quote::quote;
 
+/// `text` without the indentation its lines after the first share, and without the first
+/// line's: a description written as an indented docstring (Python's `inspect.cleandoc`). Left
+/// indented, its lines would be markdown code blocks, too wide to wrap.
+pub(crate) fn dedent(text: &str) -> String {
+    let mut lines = text.lines();
+    let first = lines.next().unwrap_or("").trim_start();
+    let rest: Vec<&str> = lines.collect();
+    let common = rest
+        .iter()
+        .filter(|line| !line.trim().is_empty())
+        .map(|line| line.len() - line.trim_start_matches([' ', '\t']).len())
+        .min()
+        .unwrap_or(0);
+    if common == 0 {
+        return text.to_owned();
+    }
+    let mut out = vec![first];
+    out.extend(rest.iter().map(|line| line.get(common..).unwrap_or("")));
+    out.join("\n").trim().to_owned()
+}
+
 /// The lines of a doc comment for `text`, each with its leading space (`/// text`), so that
 /// the comment reads as markdown the way its author meant it and passes clippy's doc lints:
 /// a line that continues a list item is indented to the item's text, one that continues a
@@ -77,10 +98,11 @@ pub(crate) fn doc_lines(text: &str) -> Vec<String> {
 }
 
 /// `text` with its long lines broken at spaces so that none passes `width` characters, as a
-/// person wraps a doc comment: code fences, tables and headings are left as they are, a long
-/// word (a URL) keeps a line of its own, a line never breaks before a word that would start a
-/// list, a quote, a heading or a table row, and a list item's continuation lines are indented
-/// to its text ([`doc_lines`] keeps them in the item).
+/// person wraps a doc comment: code fences and table rows are left as they are, a long word (a
+/// URL) keeps a line of its own, a line never breaks before a word that would start a list, a
+/// quote, a heading or a table row, a list item's continuation lines are indented to its text
+/// ([`doc_lines`] keeps them in the item), and an indented line's to its own indent (an
+/// indented code block stays one; a long heading goes on as a paragraph).
 pub(crate) fn wrap(text: &str, width: usize) -> String {
     let mut out = Vec::new();
     let mut fence: Option<&str> = None;
@@ -99,19 +121,21 @@ pub(crate) fn wrap(text: &str, width: usize) -> String {
             out.push(line.to_owned());
             continue;
         }
-        if line.chars().count() <= width
-            || trimmed.starts_with(['|', '#'])
-            || line.starts_with("    ")
-        {
+        if line.chars().count() <= width || trimmed.starts_with('|') {
             out.push(line.to_owned());
             continue;
         }
         let indent = &line[..line.len() - trimmed.len()];
-        let hanging = list_item(line).map_or_else(|| indent.to_owned(), |col| " ".repeat(col));
+        // The words are joined by one space each: a list item's text starts one space after
+        // its marker, however many it had.
+        let words: Vec<&str> = trimmed.split(' ').filter(|w| !w.is_empty()).collect();
+        let collapsed = format!("{indent}{}", words.join(" "));
+        let hanging =
+            list_item(&collapsed).map_or_else(|| indent.to_owned(), |col| " ".repeat(col));
         let quote = if trimmed.starts_with('>') { "> " } else { "" };
         let mut lines: Vec<Vec<&str>> = vec![Vec::new()];
         let mut len = indent.chars().count();
-        for word in trimmed.split(' ').filter(|w| !w.is_empty()) {
+        for &word in &words {
             let chars = word.chars().count();
             if lines.last().is_some_and(|l| !l.is_empty()) && len + 1 + chars > width {
                 lines.push(Vec::new());
@@ -197,6 +221,18 @@ pub(crate) fn doc_at(text: &str, width: usize) -> TokenStream {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn docstrings_lose_their_common_indentation() {
+        let text =
+            "Reads a page.\n\n        Args:\n            url: where\n\n        Returns text.";
+        assert_eq!(
+            dedent(text),
+            "Reads a page.\n\nArgs:\n    url: where\n\nReturns text."
+        );
+        // Nothing shared, nothing changed.
+        assert_eq!(dedent("One.\n- a\n  - b"), "One.\n- a\n  - b");
+    }
 
     #[test]
     fn list_continuations_are_indented() {

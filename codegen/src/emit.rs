@@ -14,6 +14,7 @@ use crate::diagnostic::Diagnostic;
 use crate::docs::{self, ITEM_DOC_WIDTH, METHOD_DOC_WIDTH, doc_at};
 use crate::error::Error;
 use crate::imports;
+use crate::literal::json_literal;
 use crate::model::{Capture, TaskSupport, Tool};
 use crate::naming;
 use crate::plan::Plan;
@@ -105,18 +106,6 @@ fn inner_doc(text: &str) -> TokenStream {
     quote! { #(#![doc = #lines])* }
 }
 
-/// A raw string literal that holds `s` as is.
-fn raw_string(s: &str) -> TokenStream {
-    let mut hashes = 1;
-    while s.contains(&format!("\"{}", "#".repeat(hashes))) {
-        hashes += 1;
-    }
-    let h = "#".repeat(hashes);
-    format!("r{h}\"{s}\"{h}")
-        .parse()
-        .unwrap_or_else(|_| quote!(#s))
-}
-
 /// The client's tokens (with an empty `types` module when there are types) and its methods.
 fn client(
     config: &ServerConfig,
@@ -128,15 +117,17 @@ fn client(
 ) -> syn::Result<(TokenStream, Vec<syn::ImplItem>)> {
     let module_doc = inner_doc(&about(config, capture, server_name, plans.len()));
     let templates = Templates::new();
-    let mut schemas = Vec::new();
     let mut methods = Vec::new();
     let mut fake = Fake::default();
     for (plan, signature) in plans.iter().zip(signatures) {
-        let (fill, schema) = tool_methods(plan, signature);
-        schemas.push(schema);
+        let fill = tool_methods(plan, signature);
         fake.add(&fill);
         methods.extend(templates.fill(&fill));
     }
+    let InputSchemas {
+        statics: schemas,
+        of_tool: schema_of_tool,
+    } = InputSchemas::new(plans);
     let mut taken: std::collections::BTreeSet<String> = methods
         .iter()
         .filter_map(|m| match m {
@@ -161,10 +152,22 @@ fn client(
     let digest = mcp_bindgen_diff::digest::digest(listed());
     // The definitions without their input schemas, which `schemas` holds: once in the module.
     let without_schemas = mcp_bindgen_diff::recorded::without_input_schemas(listed());
-    let tools = raw_string(&mcp_bindgen_diff::digest::canonical(&without_schemas));
-    let schema_refs = plans.iter().map(|p| {
-        let schema = schema_static(p);
-        quote!(&schemas::#schema)
+    let tools = json_literal(&mcp_bindgen_diff::digest::canonical(&without_schemas));
+    let schema_refs = schema_of_tool
+        .iter()
+        .map(|schema| quote!(&schemas::#schema));
+    let descriptors = plans.iter().zip(&schema_of_tool).map(|(plan, schema)| {
+        let name = &plan.tool.name;
+        let descriptor = tool_static(plan);
+        let doc = doc_at(
+            &format!("`{name}`: its name, its input schema, and this module's provenance."),
+            METHOD_DOC_WIDTH,
+        );
+        quote! {
+            #doc
+            pub(super) static #descriptor: ::mcp_bindgen::ToolDescriptor =
+                ::mcp_bindgen::ToolDescriptor::new(#name, &super::schemas::#schema, &super::PROVENANCE);
+        }
     });
     // The prompts, resources and templates the module's methods use, checked as tools are.
     let used = crate::diff::catalog_of(capture);
@@ -183,7 +186,7 @@ fn client(
             tools_only,
         )
     } else {
-        let (catalog_digest, catalog) = (used.digest(), raw_string(&used.canonical()));
+        let (catalog_digest, catalog) = (used.digest(), json_literal(&used.canonical()));
         (
             doc(
                 "What this module was generated from: the generator, and the digest and definitions of the tools its client calls and of the prompts, resources and resource templates it uses. Before a call, the client transports compare it with the server's lists (see [`mcp_bindgen::drift`]).",
@@ -205,36 +208,19 @@ fn client(
         quote!()
     } else {
         quote! {
-            /// The tools' input schemas: each call's arguments are checked against its tool's
-            /// before the call is sent, and `PROVENANCE` records them.
+            /// The tools' input schemas, each written once: each call's arguments are checked
+            /// against its tool's before the call is sent, and `PROVENANCE` records them.
             mod schemas {
                 #(#schemas)*
+            }
+
+            /// One descriptor per tool, which its methods call through.
+            mod tools {
+                #(#descriptors)*
             }
         }
     };
     let types_mod = types_module(config, plans, signatures, has_types);
-    let takes_arguments = signatures.iter().any(|s| !matches!(s.args, Args::None));
-    let checked_arguments = if !takes_arguments {
-        quote!()
-    } else {
-        quote! {
-            /// A call's arguments: `args` as JSON, checked against the tool's input `schema`,
-            /// once the drift guard has checked the tool against the server's list.
-            async fn checked_arguments<C: ::mcp_bindgen::ToolCaller>(
-                caller: &C,
-                tool: &str,
-                args: &impl ::serde::Serialize,
-                schema: &::mcp_bindgen::ToolSchema,
-            ) -> ::std::result::Result<
-                ::serde_json::Map<::std::string::String, ::serde_json::Value>,
-                ::mcp_bindgen::Error,
-            > {
-                let arguments = ::mcp_bindgen::encode_arguments(tool, args, Some(schema))?;
-                caller.check_tool(&PROVENANCE, tool).await?;
-                Ok(arguments)
-            }
-        }
-    };
     let tokens = quote! {
         #module_doc
 
@@ -294,8 +280,6 @@ fn client(
             }
         }
 
-        #checked_arguments
-
         #fake
     };
     Ok((tokens, methods))
@@ -344,17 +328,65 @@ fn about(config: &ServerConfig, capture: &Capture, server_name: &str, tools: usi
     about
 }
 
-/// The `schemas` static holding a tool's input schema (`PROVENANCE` refers to it too).
-fn schema_static(plan: &Plan<'_>) -> proc_macro2::Ident {
+/// The static holding a tool's descriptor in the module `tools`, and (when no tool before it
+/// has the same) its input schema in the module `schemas`: the method's name, in capitals.
+fn tool_static(plan: &Plan<'_>) -> proc_macro2::Ident {
     format_ident!("{}", plan.method.to_shouty_snake_case())
 }
 
-/// A tool's method pair, to fill into the templates, and the static holding its input
-/// schema.
-fn tool_methods<'a>(plan: &Plan<'a>, signature: &Signature) -> (Placeholders<'a>, TokenStream) {
+/// The module's input schemas, each written once however many tools share it.
+struct InputSchemas {
+    /// The `schemas` module's statics.
+    statics: Vec<TokenStream>,
+    /// For each tool, in order, the static holding its schema.
+    of_tool: Vec<proc_macro2::Ident>,
+}
+
+impl InputSchemas {
+    fn new(plans: &[Plan<'_>]) -> Self {
+        // Each distinct text, with the tools that share it; the static is named after the
+        // first of them.
+        let mut texts: Vec<(String, proc_macro2::Ident, Vec<&str>)> = Vec::new();
+        let mut by_text = std::collections::HashMap::new();
+        let mut of_tool = Vec::with_capacity(plans.len());
+        for plan in plans {
+            let json = serde_json::to_string(&plan.tool.input_schema).unwrap_or_default();
+            let i = *by_text.entry(json.clone()).or_insert_with(|| {
+                texts.push((json, tool_static(plan), Vec::new()));
+                texts.len() - 1
+            });
+            texts[i].2.push(&plan.tool.name);
+            of_tool.push(texts[i].1.clone());
+        }
+        let statics = texts
+            .iter()
+            .map(|(json, ident, tools)| {
+                let names: Vec<String> = tools.iter().map(|t| format!("`{t}`")).collect();
+                let text = match names.as_slice() {
+                    [one] => format!("The input schema of {one}, as the server sent it."),
+                    [init @ .., last] => format!(
+                        "The input schema of {} and {last}, the same for each, as the server sent it.",
+                        init.join(", ")
+                    ),
+                    [] => String::new(),
+                };
+                let doc = doc_at(&text, METHOD_DOC_WIDTH);
+                let literal = json_literal(json);
+                quote! {
+                    #doc
+                    pub(super) static #ident: ::mcp_bindgen::ToolSchema =
+                        ::mcp_bindgen::ToolSchema::new(#literal);
+                }
+            })
+            .collect();
+        InputSchemas { statics, of_tool }
+    }
+}
+
+/// A tool's method pair, to fill into the templates.
+fn tool_methods<'a>(plan: &Plan<'a>, signature: &Signature) -> Placeholders<'a> {
     let tool = plan.tool;
     let name = &tool.name;
-    let schema_const = schema_static(plan);
     let output: syn::Type = match signature.output.name() {
         Some(output) => {
             let output = format_ident!("{output}");
@@ -362,18 +394,9 @@ fn tool_methods<'a>(plan: &Plan<'a>, signature: &Signature) -> (Placeholders<'a>
         }
         None => syn::parse_quote!(::serde_json::Value),
     };
-    // Every tool's schema, with arguments or without: `PROVENANCE` refers to it.
-    let json = serde_json::to_string(&tool.input_schema).unwrap_or_default();
-    let literal = raw_string(&json);
-    let schema_doc = format!(" The input schema of `{name}`, as the server sent it.");
-    let schema = quote! {
-        #[doc = #schema_doc]
-        pub(super) static #schema_const: ::mcp_bindgen::ToolSchema =
-            ::mcp_bindgen::ToolSchema::new(#literal);
-    };
     let args = match &signature.args {
         Args::None => None,
-        Args::Typed(ty) | Args::Map(ty) => Some((format_ident!("{ty}"), schema_const)),
+        Args::Typed(ty) | Args::Map(ty) => Some(format_ident!("{ty}")),
     };
     let raw_doc = doc_attrs(&format!(
         "Calls `{name}` like [`Self::{}`], without unwrapping the result envelope.\n\nA result with `isError: true` is still an [`mcp_bindgen::Error::Tool`].",
@@ -396,8 +419,9 @@ fn tool_methods<'a>(plan: &Plan<'a>, signature: &Signature) -> (Placeholders<'a>
         ));
         (format_ident!("{}_task", plan.method), support, doc)
     });
-    let fill = Placeholders {
+    Placeholders {
         method: naming::ident(&plan.method),
+        tool: tool_static(plan),
         raw: format_ident!("{}_raw", plan.method),
         task,
         name,
@@ -405,8 +429,7 @@ fn tool_methods<'a>(plan: &Plan<'a>, signature: &Signature) -> (Placeholders<'a>
         output,
         method_doc: doc_attrs(&method_doc(plan, signature)),
         raw_doc,
-    };
-    (fill, schema)
+    }
 }
 
 /// A tool method's doc: the tool's description, its name and title, the server's hints, and
@@ -416,7 +439,8 @@ fn method_doc(plan: &Plan<'_>, signature: &Signature) -> String {
     let name = &tool.name;
     let mut text = tool
         .description
-        .clone()
+        .as_deref()
+        .map(docs::dedent)
         .filter(|d| !d.trim().is_empty())
         .unwrap_or_else(|| format!("Calls the `{name}` tool."));
     text.push_str(&format!("\n\nMCP tool `{name}`"));
@@ -521,7 +545,7 @@ impl Fake {
             impl ::std::future::Future<Output = ::std::result::Result<#output, ::mcp_bindgen::ToolError>> + ::std::marker::Send
         };
         match &fill.args {
-            Some((args, _)) => {
+            Some(args) => {
                 self.methods.push(quote! {
                     #doc
                     fn #method(&self, args: types::#args) -> #returns {
@@ -541,7 +565,7 @@ impl Fake {
                     }
                 });
                 self.arms.push(quote! {
-                    #name => schemas.answer(name, arguments, |_: ::mcp_bindgen::fake::NoArguments| fake.#method()).await,
+                    #name => schemas.answer(name, arguments, |_: ::mcp_bindgen::NoArguments| fake.#method()).await,
                 });
             }
         }
@@ -600,8 +624,10 @@ struct Placeholders<'a> {
     /// method's doc.
     task: Option<(proc_macro2::Ident, TaskSupport, Vec<syn::Attribute>)>,
     name: &'a str,
-    /// The arguments' type and the static holding their schema.
-    args: Option<(proc_macro2::Ident, proc_macro2::Ident)>,
+    /// The static holding the tool's descriptor, in the module `tools`.
+    tool: proc_macro2::Ident,
+    /// The arguments' type (`None` for a tool that takes none).
+    args: Option<proc_macro2::Ident>,
     output: syn::Type,
     method_doc: Vec<syn::Attribute>,
     raw_doc: Vec<syn::Attribute>,
@@ -624,34 +650,29 @@ impl Templates {
         let with_args: syn::ItemImpl = syn::parse_quote! {
             impl Template {
                 pub async fn __mcp_method(&self, args: &types::__McpArgs) -> ::std::result::Result<__McpOutput, ::mcp_bindgen::Error> {
-                    let arguments = checked_arguments(&self.caller, "__mcp_name", args, &schemas::__MCP_SCHEMA).await?;
-                    self.caller.call_tool_decoded("__mcp_name", arguments).await
+                    tools::__MCP_TOOL.call(&self.caller, args).await
                 }
 
                 pub async fn __mcp_raw(&self, args: &types::__McpArgs) -> ::std::result::Result<::mcp_bindgen::CallToolResult, ::mcp_bindgen::Error> {
-                    let arguments = checked_arguments(&self.caller, "__mcp_name", args, &schemas::__MCP_SCHEMA).await?;
-                    ::mcp_bindgen::call_checked(&self.caller, "__mcp_name", arguments).await
+                    tools::__MCP_TOOL.call_raw(&self.caller, args).await
                 }
             }
         };
         let without_args: syn::ItemImpl = syn::parse_quote! {
             impl Template {
                 pub async fn __mcp_method(&self) -> ::std::result::Result<__McpOutput, ::mcp_bindgen::Error> {
-                    self.caller.check_tool(&PROVENANCE, "__mcp_name").await?;
-                    self.caller.call_tool_decoded("__mcp_name", ::serde_json::Map::new()).await
+                    tools::__MCP_TOOL.call(&self.caller, &::mcp_bindgen::NoArguments {}).await
                 }
 
                 pub async fn __mcp_raw(&self) -> ::std::result::Result<::mcp_bindgen::CallToolResult, ::mcp_bindgen::Error> {
-                    self.caller.check_tool(&PROVENANCE, "__mcp_name").await?;
-                    ::mcp_bindgen::call_checked(&self.caller, "__mcp_name", ::serde_json::Map::new()).await
+                    tools::__MCP_TOOL.call_raw(&self.caller, &::mcp_bindgen::NoArguments {}).await
                 }
             }
         };
         let tasks_with_args: syn::ItemImpl = syn::parse_quote! {
             impl Template {
                 pub async fn __mcp_task(&self, args: &types::__McpArgs) -> ::std::result::Result<::mcp_bindgen::TaskHandle<__McpOutput>, ::mcp_bindgen::Error> {
-                    let arguments = checked_arguments(&self.caller, "__mcp_name", args, &schemas::__MCP_SCHEMA).await?;
-                    Ok(self.caller.call_tool_as_task("__mcp_name", arguments).await?.typed())
+                    tools::__MCP_TOOL.start_task(&self.caller, args).await
                 }
 
                 pub async fn __mcp_method(&self, args: &types::__McpArgs) -> ::std::result::Result<__McpOutput, ::mcp_bindgen::Error> {
@@ -659,16 +680,14 @@ impl Templates {
                 }
 
                 pub async fn __mcp_raw(&self, args: &types::__McpArgs) -> ::std::result::Result<::mcp_bindgen::CallToolResult, ::mcp_bindgen::Error> {
-                    let arguments = checked_arguments(&self.caller, "__mcp_name", args, &schemas::__MCP_SCHEMA).await?;
-                    self.caller.call_tool_as_task("__mcp_name", arguments).await?.wait_raw().await
+                    tools::__MCP_TOOL.call_raw_as_task(&self.caller, args).await
                 }
             }
         };
         let tasks_without_args: syn::ItemImpl = syn::parse_quote! {
             impl Template {
                 pub async fn __mcp_task(&self) -> ::std::result::Result<::mcp_bindgen::TaskHandle<__McpOutput>, ::mcp_bindgen::Error> {
-                    self.caller.check_tool(&PROVENANCE, "__mcp_name").await?;
-                    Ok(self.caller.call_tool_as_task("__mcp_name", ::serde_json::Map::new()).await?.typed())
+                    tools::__MCP_TOOL.start_task(&self.caller, &::mcp_bindgen::NoArguments {}).await
                 }
 
                 pub async fn __mcp_method(&self) -> ::std::result::Result<__McpOutput, ::mcp_bindgen::Error> {
@@ -676,8 +695,7 @@ impl Templates {
                 }
 
                 pub async fn __mcp_raw(&self) -> ::std::result::Result<::mcp_bindgen::CallToolResult, ::mcp_bindgen::Error> {
-                    self.caller.check_tool(&PROVENANCE, "__mcp_name").await?;
-                    self.caller.call_tool_as_task("__mcp_name", ::serde_json::Map::new()).await?.wait_raw().await
+                    tools::__MCP_TOOL.call_raw_as_task(&self.caller, &::mcp_bindgen::NoArguments {}).await
                 }
             }
         };
@@ -747,14 +765,10 @@ impl VisitMut for PlaceholderVisitor<'_> {
             &fill.raw
         } else if let (true, Some((task, ..))) = (ident == "__mcp_task", &fill.task) {
             task
-        } else if let Some((ty, schema)) = &fill.args {
-            if ident == "__McpArgs" {
-                ty
-            } else if ident == "__MCP_SCHEMA" {
-                schema
-            } else {
-                return;
-            }
+        } else if ident == "__MCP_TOOL" {
+            &fill.tool
+        } else if let (true, Some(ty)) = (ident == "__McpArgs", &fill.args) {
+            ty
         } else {
             return;
         };

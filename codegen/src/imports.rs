@@ -8,7 +8,7 @@
 //!
 //! Nothing the server names can collide with what it imports: a name a module defines itself
 //! (a server's type called `Value`, `Error` or `String`) keeps the full path in that module,
-//! and each module (the client's, `types`, `schemas`, typify's `defaults`) is judged by its own
+//! and each module (the client's, `types`, `schemas`, `tools`, typify's `defaults`) is judged by its own
 //! names, since a `use` reaches no further than its module.
 
 use std::collections::{BTreeMap, BTreeSet};
@@ -59,9 +59,10 @@ const RULES: &[Rule] = &[
     rule(&["mcp_bindgen", "Provenance"], true),
     rule(&["mcp_bindgen", "TaskHandle"], true),
     rule(&["mcp_bindgen", "ToolCaller"], true),
+    rule(&["mcp_bindgen", "ToolDescriptor"], true),
     rule(&["mcp_bindgen", "ToolSchema"], true),
     rule(&["mcp_bindgen", "ToolError"], true),
-    rule(&["mcp_bindgen", "fake", "NoArguments"], true),
+    rule(&["mcp_bindgen", "NoArguments"], true),
     rule(&["mcp_bindgen", "__private", "ConversionError"], true),
     rule(&["std"], false),
     rule(&["serde"], false),

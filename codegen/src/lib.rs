@@ -57,6 +57,7 @@ mod docs;
 mod fault;
 mod handoff;
 mod imports;
+mod literal;
 pub mod model;
 mod naming;
 

@@ -13,11 +13,9 @@
 
 use std::future::Future;
 use mcp_bindgen::{
-    CallToolResult, DriftReport, Error, Provenance, TaskHandle, ToolCaller, ToolError,
-    ToolSchema,
+    CallToolResult, DriftReport, Error, NoArguments, Provenance, TaskHandle, ToolCaller,
+    ToolError,
 };
-use mcp_bindgen::fake::NoArguments;
-use serde::Serialize;
 use serde_json::{Map, Value};
 
 /// Argument and result types of the tools.
@@ -569,95 +567,301 @@ pub mod types {
     }
 }
 
-/// The tools' input schemas: each call's arguments are checked against its tool's
-/// before the call is sent, and `PROVENANCE` records them.
+/// The tools' input schemas, each written once: each call's arguments are checked
+/// against its tool's before the call is sent, and `PROVENANCE` records them.
 mod schemas {
     use mcp_bindgen::ToolSchema;
 
-    /// The input schema of `ping`, as the server sent it.
+    /// The input schema of `ping`, `context`, `pause`, `resume` and `score_board`, the same for
+    /// each, as the server sent it.
     pub(super) static PING: ToolSchema = ToolSchema::new(r#"{"type":"object"}"#);
-
-    /// The input schema of `context`, as the server sent it.
-    pub(super) static CONTEXT: ToolSchema = ToolSchema::new(r#"{"type":"object"}"#);
 
     /// The input schema of `get_logs`, as the server sent it.
     pub(super) static GET_LOGS: ToolSchema = ToolSchema::new(
-        r#"{"properties":{"level":{"default":null,"description":"Only records at this level or more severe (default `trace`: all).","oneOf":[{"const":"error","description":"A failure.","type":"string"},{"const":"warn","description":"Something unexpected that the app survived.","type":"string"},{"const":"info","description":"Progress.","type":"string"},{"const":"debug","description":"Detail for a developer.","type":"string"},{"const":"trace","description":"Fine-grained detail.","type":"string"}]},"limit":{"default":null,"description":"At most this many records (default 200).","maximum":10000,"minimum":1,"type":"integer"},"since":{"default":null,"description":"Only records after this sequence number (the `last_seq` of a previous call).","minimum":0,"type":"integer"}},"type":"object"}"#,
+        concat!(
+            r#"{"properties":{"level":{"default":null,"description":"Only records at "#,
+            r#"this level or more severe (default `trace`: all).","oneOf":[{"#,
+            r#""const":"error","description":"A failure.","type":"string"},{"#,
+            r#""const":"warn","description":"Something unexpected that the app "#,
+            r#"survived.","type":"string"},{"const":"info","description":"Progress.","#,
+            r#""type":"string"},{"const":"debug","description":"Detail for a "#,
+            r#"developer.","type":"string"},{"const":"trace","#,
+            r#""description":"Fine-grained detail.","type":"string"}]},"limit":{"#,
+            r#""default":null,"description":"At most this many records (default 200).","#,
+            r#""maximum":10000,"minimum":1,"type":"integer"},"since":{"default":null,"#,
+            r#""description":"Only records after this sequence number (the `last_seq` "#,
+            r#"of a previous call).","minimum":0,"type":"integer"}},"type":"object"}"#
+        ),
     );
 
     /// The input schema of `components_info`, as the server sent it.
     pub(super) static COMPONENTS_INFO: ToolSchema = ToolSchema::new(
-        r#"{"properties":{"filter":{"default":null,"description":"Only types whose path contains this text (case-sensitive).","type":"string"}},"type":"object"}"#,
+        concat!(
+            r#"{"properties":{"filter":{"default":null,"description":"Only types whose "#,
+            r#"path contains this text (case-sensitive).","type":"string"}},"#,
+            r#""type":"object"}"#
+        ),
     );
 
     /// The input schema of `query`, as the server sent it.
     pub(super) static QUERY: ToolSchema = ToolSchema::new(
-        r#"{"properties":{"cursor":{"default":null,"description":"The `next_cursor` of the previous page.","type":"string"},"limit":{"default":null,"description":"At most this many entities (default 100).","maximum":10000,"minimum":1,"type":"integer"},"with":{"default":[],"description":"Component type paths the entities must have; their values are returned. Empty: every\nentity, with all its reflectable components.","items":{"type":"string"},"type":"array"},"without":{"default":[],"description":"Component type paths the entities must not have.","items":{"type":"string"},"type":"array"}},"type":"object"}"#,
+        concat!(
+            r#"{"properties":{"cursor":{"default":null,"description":"The "#,
+            r#"`next_cursor` of the previous page.","type":"string"},"limit":{"#,
+            r#""default":null,"description":"At most this many entities (default "#,
+            r#"100).","maximum":10000,"minimum":1,"type":"integer"},"with":{"default":["#,
+            r#"],"description":"Component type paths the entities must have; their "#,
+            r#"values are returned. Empty: every\nentity, with all its reflectable "#,
+            r#"components.","items":{"type":"string"},"type":"array"},"without":{"#,
+            r#""default":[],"description":"Component type paths the entities must not "#,
+            r#"have.","items":{"type":"string"},"type":"array"}},"type":"object"}"#
+        ),
     );
 
     /// The input schema of `get`, as the server sent it.
     pub(super) static GET: ToolSchema = ToolSchema::new(
-        r#"{"properties":{"components":{"default":null,"description":"Component type paths; absent: all reflectable components.","items":{"type":"string"},"type":"array"},"entity":{"description":"The entity's bits.","minimum":0,"type":"integer"}},"required":["entity"],"type":"object"}"#,
+        concat!(
+            r#"{"properties":{"components":{"default":null,"description":"Component "#,
+            r#"type paths; absent: all reflectable components.","items":{"#,
+            r#""type":"string"},"type":"array"},"entity":{"description":"The entity's "#,
+            r#"bits.","minimum":0,"type":"integer"}},"required":["entity"],"#,
+            r#""type":"object"}"#
+        ),
     );
 
     /// The input schema of `insert`, as the server sent it.
     pub(super) static INSERT: ToolSchema = ToolSchema::new(
-        r#"{"properties":{"components":{"additionalProperties":true,"description":"Component values by type path (see components_info for their schemas).","type":"object"},"entity":{"description":"The entity's bits.","minimum":0,"type":"integer"}},"required":["entity","components"],"type":"object"}"#,
+        concat!(
+            r#"{"properties":{"components":{"additionalProperties":true,"#,
+            r#""description":"Component values by type path (see components_info for "#,
+            r#"their schemas).","type":"object"},"entity":{"description":"The entity's "#,
+            r#"bits.","minimum":0,"type":"integer"}},"required":["entity","#,
+            r#""components"],"type":"object"}"#
+        ),
     );
 
     /// The input schema of `modify`, as the server sent it.
     pub(super) static MODIFY: ToolSchema = ToolSchema::new(
-        r#"{"properties":{"component":{"description":"The component's type path.","type":"string"},"entity":{"description":"The entity's bits.","minimum":0,"type":"integer"},"fields":{"additionalProperties":true,"description":"New values by field path (`x`, `inner.y`, `list[2]`, `.0`: reflection paths).","type":"object"}},"required":["entity","component","fields"],"type":"object"}"#,
+        concat!(
+            r#"{"properties":{"component":{"description":"The component's type path.","#,
+            r#""type":"string"},"entity":{"description":"The entity's bits.","#,
+            r#""minimum":0,"type":"integer"},"fields":{"additionalProperties":true,"#,
+            r#""description":"New values by field path (`x`, `inner.y`, `list[2]`, "#,
+            r#"`.0`: reflection paths).","type":"object"}},"required":["entity","#,
+            r#""component","fields"],"type":"object"}"#
+        ),
     );
 
     /// The input schema of `remove`, as the server sent it.
     pub(super) static REMOVE: ToolSchema = ToolSchema::new(
-        r#"{"properties":{"components":{"description":"Component type paths.","items":{"type":"string"},"type":"array"},"entity":{"description":"The entity's bits.","minimum":0,"type":"integer"}},"required":["entity","components"],"type":"object"}"#,
+        concat!(
+            r#"{"properties":{"components":{"description":"Component type paths.","#,
+            r#""items":{"type":"string"},"type":"array"},"entity":{"description":"The "#,
+            r#"entity's bits.","minimum":0,"type":"integer"}},"required":["entity","#,
+            r#""components"],"type":"object"}"#
+        ),
     );
 
     /// The input schema of `spawn`, as the server sent it.
     pub(super) static SPAWN: ToolSchema = ToolSchema::new(
-        r#"{"properties":{"components":{"additionalProperties":true,"default":{},"description":"Component values by type path (may be empty).","type":"object"}},"type":"object"}"#,
+        concat!(
+            r#"{"properties":{"components":{"additionalProperties":true,"default":{},"#,
+            r#""description":"Component values by type path (may be empty).","#,
+            r#""type":"object"}},"type":"object"}"#
+        ),
     );
 
     /// The input schema of `despawn`, as the server sent it.
     pub(super) static DESPAWN: ToolSchema = ToolSchema::new(
-        r#"{"properties":{"entity":{"description":"The entity's bits.","minimum":0,"type":"integer"}},"required":["entity"],"type":"object"}"#,
+        concat!(
+            r#"{"properties":{"entity":{"description":"The entity's bits.","minimum":0,"#,
+            r#""type":"integer"}},"required":["entity"],"type":"object"}"#
+        ),
     );
 
     /// The input schema of `resource_get`, as the server sent it.
     pub(super) static RESOURCE_GET: ToolSchema = ToolSchema::new(
-        r#"{"properties":{"resource":{"description":"The resource's type path.","type":"string"}},"required":["resource"],"type":"object"}"#,
+        concat!(
+            r#"{"properties":{"resource":{"description":"The resource's type path.","#,
+            r#""type":"string"}},"required":["resource"],"type":"object"}"#
+        ),
     );
 
     /// The input schema of `resource_set`, as the server sent it.
     pub(super) static RESOURCE_SET: ToolSchema = ToolSchema::new(
-        r#"{"properties":{"resource":{"description":"The resource's type path.","type":"string"},"value":{"description":"Its new value (see components_info for its schema)."}},"required":["resource","value"],"type":"object"}"#,
+        concat!(
+            r#"{"properties":{"resource":{"description":"The resource's type path.","#,
+            r#""type":"string"},"value":{"description":"Its new value (see "#,
+            r#"components_info for its schema)."}},"required":["resource","value"],"#,
+            r#""type":"object"}"#
+        ),
     );
 
     /// The input schema of `send_event`, as the server sent it.
     pub(super) static SEND_EVENT: ToolSchema = ToolSchema::new(
-        r#"{"properties":{"event":{"description":"The message's or event's type path.","type":"string"},"value":{"default":null,"description":"Its value; absent for a type without fields."}},"required":["event"],"type":"object"}"#,
+        concat!(
+            r#"{"properties":{"event":{"description":"The message's or event's type "#,
+            r#"path.","type":"string"},"value":{"default":null,"description":"Its "#,
+            r#"value; absent for a type without fields."}},"required":["event"],"#,
+            r#""type":"object"}"#
+        ),
     );
-
-    /// The input schema of `pause`, as the server sent it.
-    pub(super) static PAUSE: ToolSchema = ToolSchema::new(r#"{"type":"object"}"#);
-
-    /// The input schema of `resume`, as the server sent it.
-    pub(super) static RESUME: ToolSchema = ToolSchema::new(r#"{"type":"object"}"#);
 
     /// The input schema of `time_scale`, as the server sent it.
     pub(super) static TIME_SCALE: ToolSchema = ToolSchema::new(
-        r#"{"properties":{"scale":{"description":"The new relative speed (0 or more).","maximum":1000.0,"minimum":0.0,"type":"number"}},"required":["scale"],"type":"object"}"#,
+        concat!(
+            r#"{"properties":{"scale":{"description":"The new relative speed (0 or "#,
+            r#"more).","maximum":1000.0,"minimum":0.0,"type":"number"}},"required":["#,
+            r#""scale"],"type":"object"}"#
+        ),
     );
 
     /// The input schema of `step`, as the server sent it.
     pub(super) static STEP: ToolSchema = ToolSchema::new(
-        r#"{"properties":{"frames":{"description":"How many frames.","maximum":100000,"minimum":1,"type":"integer"}},"required":["frames"],"type":"object"}"#,
+        concat!(
+            r#"{"properties":{"frames":{"description":"How many frames.","#,
+            r#""maximum":100000,"minimum":1,"type":"integer"}},"required":["frames"],"#,
+            r#""type":"object"}"#
+        ),
+    );
+}
+
+/// One descriptor per tool, which its methods call through.
+mod tools {
+    use mcp_bindgen::ToolDescriptor;
+
+    /// `ping`: its name, its input schema, and this module's provenance.
+    pub(super) static PING: ToolDescriptor = ToolDescriptor::new(
+        "ping",
+        &super::schemas::PING,
+        &super::PROVENANCE,
     );
 
-    /// The input schema of `score_board`, as the server sent it.
-    pub(super) static SCORE_BOARD: ToolSchema = ToolSchema::new(r#"{"type":"object"}"#);
+    /// `context`: its name, its input schema, and this module's provenance.
+    pub(super) static CONTEXT: ToolDescriptor = ToolDescriptor::new(
+        "context",
+        &super::schemas::PING,
+        &super::PROVENANCE,
+    );
+
+    /// `get_logs`: its name, its input schema, and this module's provenance.
+    pub(super) static GET_LOGS: ToolDescriptor = ToolDescriptor::new(
+        "get_logs",
+        &super::schemas::GET_LOGS,
+        &super::PROVENANCE,
+    );
+
+    /// `components_info`: its name, its input schema, and this module's provenance.
+    pub(super) static COMPONENTS_INFO: ToolDescriptor = ToolDescriptor::new(
+        "components_info",
+        &super::schemas::COMPONENTS_INFO,
+        &super::PROVENANCE,
+    );
+
+    /// `query`: its name, its input schema, and this module's provenance.
+    pub(super) static QUERY: ToolDescriptor = ToolDescriptor::new(
+        "query",
+        &super::schemas::QUERY,
+        &super::PROVENANCE,
+    );
+
+    /// `get`: its name, its input schema, and this module's provenance.
+    pub(super) static GET: ToolDescriptor = ToolDescriptor::new(
+        "get",
+        &super::schemas::GET,
+        &super::PROVENANCE,
+    );
+
+    /// `insert`: its name, its input schema, and this module's provenance.
+    pub(super) static INSERT: ToolDescriptor = ToolDescriptor::new(
+        "insert",
+        &super::schemas::INSERT,
+        &super::PROVENANCE,
+    );
+
+    /// `modify`: its name, its input schema, and this module's provenance.
+    pub(super) static MODIFY: ToolDescriptor = ToolDescriptor::new(
+        "modify",
+        &super::schemas::MODIFY,
+        &super::PROVENANCE,
+    );
+
+    /// `remove`: its name, its input schema, and this module's provenance.
+    pub(super) static REMOVE: ToolDescriptor = ToolDescriptor::new(
+        "remove",
+        &super::schemas::REMOVE,
+        &super::PROVENANCE,
+    );
+
+    /// `spawn`: its name, its input schema, and this module's provenance.
+    pub(super) static SPAWN: ToolDescriptor = ToolDescriptor::new(
+        "spawn",
+        &super::schemas::SPAWN,
+        &super::PROVENANCE,
+    );
+
+    /// `despawn`: its name, its input schema, and this module's provenance.
+    pub(super) static DESPAWN: ToolDescriptor = ToolDescriptor::new(
+        "despawn",
+        &super::schemas::DESPAWN,
+        &super::PROVENANCE,
+    );
+
+    /// `resource_get`: its name, its input schema, and this module's provenance.
+    pub(super) static RESOURCE_GET: ToolDescriptor = ToolDescriptor::new(
+        "resource_get",
+        &super::schemas::RESOURCE_GET,
+        &super::PROVENANCE,
+    );
+
+    /// `resource_set`: its name, its input schema, and this module's provenance.
+    pub(super) static RESOURCE_SET: ToolDescriptor = ToolDescriptor::new(
+        "resource_set",
+        &super::schemas::RESOURCE_SET,
+        &super::PROVENANCE,
+    );
+
+    /// `send_event`: its name, its input schema, and this module's provenance.
+    pub(super) static SEND_EVENT: ToolDescriptor = ToolDescriptor::new(
+        "send_event",
+        &super::schemas::SEND_EVENT,
+        &super::PROVENANCE,
+    );
+
+    /// `pause`: its name, its input schema, and this module's provenance.
+    pub(super) static PAUSE: ToolDescriptor = ToolDescriptor::new(
+        "pause",
+        &super::schemas::PING,
+        &super::PROVENANCE,
+    );
+
+    /// `resume`: its name, its input schema, and this module's provenance.
+    pub(super) static RESUME: ToolDescriptor = ToolDescriptor::new(
+        "resume",
+        &super::schemas::PING,
+        &super::PROVENANCE,
+    );
+
+    /// `time_scale`: its name, its input schema, and this module's provenance.
+    pub(super) static TIME_SCALE: ToolDescriptor = ToolDescriptor::new(
+        "time_scale",
+        &super::schemas::TIME_SCALE,
+        &super::PROVENANCE,
+    );
+
+    /// `step`: its name, its input schema, and this module's provenance.
+    pub(super) static STEP: ToolDescriptor = ToolDescriptor::new(
+        "step",
+        &super::schemas::STEP,
+        &super::PROVENANCE,
+    );
+
+    /// `score_board`: its name, its input schema, and this module's provenance.
+    pub(super) static SCORE_BOARD: ToolDescriptor = ToolDescriptor::new(
+        "score_board",
+        &super::schemas::PING,
+        &super::PROVENANCE,
+    );
 }
 
 /// The tools this module was generated for, in the server's order.
@@ -691,11 +895,202 @@ pub static PROVENANCE: Provenance = Provenance::with_input_schemas(
         "mcp-bindgen 0.1.0",
         "sha256:d4c4ac3ed612d6bd25c3241c1060ae0b8bee551e0e87c432ff1cdf65db77d814",
         TOOL_NAMES,
-        r#"[{"annotations":{"destructiveHint":false,"idempotentHint":true,"openWorldHint":false,"readOnlyHint":true},"description":"List the reflectable components, resources, messages and events of the app, each with the JSON Schema of its value","name":"components_info","outputSchema":{"properties":{"types":{"description":"Components, resources, messages and events, sorted by type path.","items":{"description":"One reflected type.","properties":{"kinds":{"description":"What it is: `component`, `resource`, `message`, `event`.","items":{"type":"string"},"type":"array"},"schema":{"description":"The JSON Schema of its value."},"short_path":{"description":"The short path.","type":"string"},"type_path":{"description":"The full type path (what the other tools take).","type":"string"}},"required":["type_path","short_path","kinds","schema"],"type":"object"},"type":"array"}},"required":["types"],"type":"object"}},{"annotations":{"destructiveHint":false,"idempotentHint":true,"openWorldHint":false,"readOnlyHint":true},"description":"The app's name, frame count, clock state and crash state","name":"context","outputSchema":{"properties":{"app":{"description":"The app's name (the plugin's `name`).","type":"string"},"crashed":{"description":"The first failure of a gameplay system, once one failed (crash mode).","type":"string"},"elapsed_secs":{"description":"Virtual seconds elapsed; absent without `Time<Virtual>`.","type":"number"},"failures":{"description":"Failures recorded so far (the first puts the server in crash mode).","minimum":0,"type":"integer"},"frame":{"description":"Frames the plugin's system has run.","minimum":0,"type":"integer"},"paused":{"description":"Whether virtual time is paused; absent without `Time<Virtual>`.","type":"boolean"},"read_only":{"description":"Whether only read-only tools are served.","type":"boolean"},"stepping":{"description":"Step calls waiting for their frames.","minimum":0,"type":"integer"},"time_scale":{"description":"Virtual time's relative speed; absent without `Time<Virtual>`.","type":"number"},"version":{"description":"The app's version.","type":"string"}},"required":["app","version","frame","read_only","failures","stepping"],"type":"object"}},{"annotations":{"destructiveHint":true,"idempotentHint":false,"openWorldHint":false,"readOnlyHint":false},"description":"Despawn an entity (and its descendants, as Bevy's despawn does)","name":"despawn","outputSchema":{"properties":{"entity":{"description":"Its bits.","minimum":0,"type":"integer"}},"required":["entity"],"type":"object"}},{"annotations":{"destructiveHint":false,"idempotentHint":true,"openWorldHint":false,"readOnlyHint":true},"description":"Read an entity's components (all reflectable ones, or those named)","name":"get","outputSchema":{"properties":{"components":{"additionalProperties":true,"description":"Component values by type path.","type":"object"},"entity":{"description":"The entity's bits (what the other tools take).","minimum":0,"type":"integer"}},"required":["entity","components"],"type":"object"}},{"annotations":{"destructiveHint":false,"idempotentHint":true,"openWorldHint":false,"readOnlyHint":true},"description":"The app's recent log records, oldest first, filtered by level and by sequence number","name":"get_logs","outputSchema":{"properties":{"last_seq":{"description":"The newest record's sequence number (pass as `since` to get only newer ones).","minimum":0,"type":"integer"},"records":{"description":"The records.","items":{"description":"One log record.","properties":{"level":{"description":"Its severity.","oneOf":[{"const":"error","description":"A failure.","type":"string"},{"const":"warn","description":"Something unexpected that the app survived.","type":"string"},{"const":"info","description":"Progress.","type":"string"},{"const":"debug","description":"Detail for a developer.","type":"string"},{"const":"trace","description":"Fine-grained detail.","type":"string"}]},"message":{"description":"The message.","type":"string"},"seq":{"description":"Its sequence number (increasing; pass the last one seen as `since`).","minimum":0,"type":"integer"},"target":{"description":"The module or subsystem that logged it.","type":"string"},"time_ms":{"description":"Milliseconds since the Unix epoch.","minimum":0,"type":"integer"}},"required":["seq","time_ms","level","target","message"],"type":"object"},"type":"array"}},"required":["records","last_seq"],"type":"object"}},{"annotations":{"destructiveHint":false,"idempotentHint":true,"openWorldHint":false,"readOnlyHint":false},"description":"Insert whole component values on an entity, replacing those it has","name":"insert","outputSchema":{"properties":{"components":{"additionalProperties":true,"description":"The values of the components the call named, as stored now.","type":"object"},"entity":{"description":"The entity's bits.","minimum":0,"type":"integer"}},"required":["entity","components"],"type":"object"}},{"annotations":{"destructiveHint":false,"idempotentHint":true,"openWorldHint":false,"readOnlyHint":false},"description":"Change named fields of one component on an entity, leaving its other fields as they are","name":"modify","outputSchema":{"properties":{"components":{"additionalProperties":true,"description":"The values of the components the call named, as stored now.","type":"object"},"entity":{"description":"The entity's bits.","minimum":0,"type":"integer"}},"required":["entity","components"],"type":"object"}},{"annotations":{"destructiveHint":false,"idempotentHint":true,"openWorldHint":false,"readOnlyHint":false},"description":"Pause virtual time: systems still run each frame, but virtual time stops advancing","name":"pause","outputSchema":{"properties":{"elapsed_secs":{"description":"Virtual seconds elapsed.","type":"number"},"paused":{"description":"Whether virtual time is paused now.","type":"boolean"},"time_scale":{"description":"Virtual time's relative speed now.","type":"number"},"was_paused":{"description":"Whether it was paused before the call.","type":"boolean"}},"required":["paused","was_paused","time_scale","elapsed_secs"],"type":"object"}},{"annotations":{"destructiveHint":false,"idempotentHint":true,"openWorldHint":false,"readOnlyHint":true},"description":"Check that the app answers; returns the frame it answered in","name":"ping","outputSchema":{"properties":{"frame":{"description":"The frame that answered (frames the plugin's system has run).","minimum":0,"type":"integer"},"pong":{"description":"Always true.","type":"boolean"}},"required":["pong","frame"],"type":"object"}},{"annotations":{"destructiveHint":false,"idempotentHint":true,"openWorldHint":false,"readOnlyHint":true},"description":"Find entities having all `with` components and none of `without`, with their values; paged by `limit` and `cursor`","name":"query","outputSchema":{"properties":{"entities":{"description":"The entities of this page, in increasing entity order.","items":{"description":"An entity and component values.","properties":{"components":{"additionalProperties":true,"description":"Component values by type path.","type":"object"},"entity":{"description":"The entity's bits (what the other tools take).","minimum":0,"type":"integer"}},"required":["entity","components"],"type":"object"},"type":"array"},"next_cursor":{"description":"Pass as `cursor` for the next page; absent on the last page.","type":"string"},"total":{"description":"How many entities match in all.","minimum":0,"type":"integer"}},"required":["entities","total"],"type":"object"}},{"annotations":{"destructiveHint":true,"idempotentHint":true,"openWorldHint":false,"readOnlyHint":false},"description":"Remove components from an entity","name":"remove","outputSchema":{"properties":{"absent":{"description":"The components named that it did not have.","items":{"type":"string"},"type":"array"},"entity":{"description":"The entity's bits.","minimum":0,"type":"integer"},"removed":{"description":"The components it had and no longer has.","items":{"type":"string"},"type":"array"}},"required":["entity","removed","absent"],"type":"object"}},{"annotations":{"destructiveHint":false,"idempotentHint":true,"openWorldHint":false,"readOnlyHint":true},"description":"Read a resource's value","name":"resource_get","outputSchema":{"properties":{"resource":{"description":"Its type path.","type":"string"},"value":{"description":"Its value."}},"required":["resource","value"],"type":"object"}},{"annotations":{"destructiveHint":false,"idempotentHint":true,"openWorldHint":false,"readOnlyHint":false},"description":"Set a resource's whole value (inserting it when absent)","name":"resource_set","outputSchema":{"properties":{"resource":{"description":"Its type path.","type":"string"},"value":{"description":"Its value."}},"required":["resource","value"],"type":"object"}},{"annotations":{"destructiveHint":false,"idempotentHint":true,"openWorldHint":false,"readOnlyHint":false},"description":"Resume virtual time","name":"resume","outputSchema":{"properties":{"elapsed_secs":{"description":"Virtual seconds elapsed.","type":"number"},"paused":{"description":"Whether virtual time is paused now.","type":"boolean"},"time_scale":{"description":"Virtual time's relative speed now.","type":"number"},"was_paused":{"description":"Whether it was paused before the call.","type":"boolean"}},"required":["paused","was_paused","time_scale","elapsed_secs"],"type":"object"}},{"annotations":{"destructiveHint":false,"idempotentHint":true,"openWorldHint":false,"readOnlyHint":true},"description":"The score and how many units each team has","name":"score_board","outputSchema":{"properties":{"blue":{"description":"Blue units.","maximum":4294967295,"minimum":0,"type":"integer"},"points":{"description":"Points.","minimum":0,"type":"integer"},"red":{"description":"Red units.","maximum":4294967295,"minimum":0,"type":"integer"},"waves":{"description":"Waves spawned.","maximum":4294967295,"minimum":0,"type":"integer"}},"required":["points","waves","red","blue"],"type":"object"}},{"annotations":{"destructiveHint":false,"idempotentHint":false,"openWorldHint":false,"readOnlyHint":false},"description":"Send a reflected message (read by systems next frame) or trigger a reflected event (observers run now)","name":"send_event","outputSchema":{"properties":{"event":{"description":"The type path.","type":"string"},"kind":{"description":"`message` (written) or `event` (triggered).","type":"string"}},"required":["event","kind"],"type":"object"}},{"annotations":{"destructiveHint":false,"idempotentHint":false,"openWorldHint":false,"readOnlyHint":false},"description":"Spawn an entity with the given components","name":"spawn","outputSchema":{"properties":{"entity":{"description":"The new entity's bits.","minimum":0,"type":"integer"}},"required":["entity"],"type":"object"}},{"annotations":{"destructiveHint":false,"idempotentHint":false,"openWorldHint":false,"readOnlyHint":false},"description":"Run `frames` frames with virtual time advancing (from paused, pausing again after them), answering once they ran, with progress each frame","execution":{"taskSupport":"optional"},"name":"step","outputSchema":{"properties":{"elapsed_secs":{"description":"Virtual seconds elapsed after the step.","type":"number"},"first_frame":{"description":"The first frame of the step.","minimum":0,"type":"integer"},"frames":{"description":"Frames run.","maximum":4294967295,"minimum":0,"type":"integer"},"last_frame":{"description":"The last frame of the step.","minimum":0,"type":"integer"},"paused":{"description":"Whether virtual time is paused after the step.","type":"boolean"}},"required":["frames","first_frame","last_frame","paused","elapsed_secs"],"type":"object"}},{"annotations":{"destructiveHint":false,"idempotentHint":true,"openWorldHint":false,"readOnlyHint":false},"description":"Set virtual time's speed relative to real time (1 = normal, 0.5 = half speed)","name":"time_scale","outputSchema":{"properties":{"elapsed_secs":{"description":"Virtual seconds elapsed.","type":"number"},"paused":{"description":"Whether virtual time is paused now.","type":"boolean"},"time_scale":{"description":"Virtual time's relative speed now.","type":"number"},"was_paused":{"description":"Whether it was paused before the call.","type":"boolean"}},"required":["paused","was_paused","time_scale","elapsed_secs"],"type":"object"}}]"#,
+        concat!(
+            r#"[{"annotations":{"destructiveHint":false,"idempotentHint":true,"#,
+            r#""openWorldHint":false,"readOnlyHint":true},"description":"List the "#,
+            r#"reflectable components, resources, messages and events of the app, each "#,
+            r#"with the JSON Schema of its value","name":"components_info","#,
+            r#""outputSchema":{"properties":{"types":{"description":"Components, "#,
+            r#"resources, messages and events, sorted by type path.","items":{"#,
+            r#""description":"One reflected type.","properties":{"kinds":{"#,
+            r#""description":"What it is: `component`, `resource`, `message`, "#,
+            r#"`event`.","items":{"type":"string"},"type":"array"},"schema":{"#,
+            r#""description":"The JSON Schema of its value."},"short_path":{"#,
+            r#""description":"The short path.","type":"string"},"type_path":{"#,
+            r#""description":"The full type path (what the other tools take).","#,
+            r#""type":"string"}},"required":["type_path","short_path","kinds","#,
+            r#""schema"],"type":"object"},"type":"array"}},"required":["types"],"#,
+            r#""type":"object"}},{"annotations":{"destructiveHint":false,"#,
+            r#""idempotentHint":true,"openWorldHint":false,"readOnlyHint":true},"#,
+            r#""description":"The app's name, frame count, clock state and crash "#,
+            r#"state","name":"context","outputSchema":{"properties":{"app":{"#,
+            r#""description":"The app's name (the plugin's `name`).","type":"string"},"#,
+            r#""crashed":{"description":"The first failure of a gameplay system, once "#,
+            r#"one failed (crash mode).","type":"string"},"elapsed_secs":{"#,
+            r#""description":"Virtual seconds elapsed; absent without "#,
+            r#"`Time<Virtual>`.","type":"number"},"failures":{"description":"Failures "#,
+            r#"recorded so far (the first puts the server in crash mode).","minimum":0,"#,
+            r#""type":"integer"},"frame":{"description":"Frames the plugin's system "#,
+            r#"has run.","minimum":0,"type":"integer"},"paused":{"#,
+            r#""description":"Whether virtual time is paused; absent without "#,
+            r#"`Time<Virtual>`.","type":"boolean"},"read_only":{"description":"Whether "#,
+            r#"only read-only tools are served.","type":"boolean"},"stepping":{"#,
+            r#""description":"Step calls waiting for their frames.","minimum":0,"#,
+            r#""type":"integer"},"time_scale":{"description":"Virtual time's relative "#,
+            r#"speed; absent without `Time<Virtual>`.","type":"number"},"version":{"#,
+            r#""description":"The app's version.","type":"string"}},"required":["app","#,
+            r#""version","frame","read_only","failures","stepping"],"type":"object"}},{"#,
+            r#""annotations":{"destructiveHint":true,"idempotentHint":false,"#,
+            r#""openWorldHint":false,"readOnlyHint":false},"description":"Despawn an "#,
+            r#"entity (and its descendants, as Bevy's despawn does)","name":"despawn","#,
+            r#""outputSchema":{"properties":{"entity":{"description":"Its bits.","#,
+            r#""minimum":0,"type":"integer"}},"required":["entity"],"type":"object"}},{"#,
+            r#""annotations":{"destructiveHint":false,"idempotentHint":true,"#,
+            r#""openWorldHint":false,"readOnlyHint":true},"description":"Read an "#,
+            r#"entity's components (all reflectable ones, or those named)","#,
+            r#""name":"get","outputSchema":{"properties":{"components":{"#,
+            r#""additionalProperties":true,"description":"Component values by type "#,
+            r#"path.","type":"object"},"entity":{"description":"The entity's bits "#,
+            r#"(what the other tools take).","minimum":0,"type":"integer"}},"#,
+            r#""required":["entity","components"],"type":"object"}},{"annotations":{"#,
+            r#""destructiveHint":false,"idempotentHint":true,"openWorldHint":false,"#,
+            r#""readOnlyHint":true},"description":"The app's recent log records, "#,
+            r#"oldest first, filtered by level and by sequence number","#,
+            r#""name":"get_logs","outputSchema":{"properties":{"last_seq":{"#,
+            r#""description":"The newest record's sequence number (pass as `since` to "#,
+            r#"get only newer ones).","minimum":0,"type":"integer"},"records":{"#,
+            r#""description":"The records.","items":{"description":"One log record.","#,
+            r#""properties":{"level":{"description":"Its severity.","oneOf":[{"#,
+            r#""const":"error","description":"A failure.","type":"string"},{"#,
+            r#""const":"warn","description":"Something unexpected that the app "#,
+            r#"survived.","type":"string"},{"const":"info","description":"Progress.","#,
+            r#""type":"string"},{"const":"debug","description":"Detail for a "#,
+            r#"developer.","type":"string"},{"const":"trace","#,
+            r#""description":"Fine-grained detail.","type":"string"}]},"message":{"#,
+            r#""description":"The message.","type":"string"},"seq":{"description":"Its "#,
+            r#"sequence number (increasing; pass the last one seen as `since`).","#,
+            r#""minimum":0,"type":"integer"},"target":{"description":"The module or "#,
+            r#"subsystem that logged it.","type":"string"},"time_ms":{"#,
+            r#""description":"Milliseconds since the Unix epoch.","minimum":0,"#,
+            r#""type":"integer"}},"required":["seq","time_ms","level","target","#,
+            r#""message"],"type":"object"},"type":"array"}},"required":["records","#,
+            r#""last_seq"],"type":"object"}},{"annotations":{"destructiveHint":false,"#,
+            r#""idempotentHint":true,"openWorldHint":false,"readOnlyHint":false},"#,
+            r#""description":"Insert whole component values on an entity, replacing "#,
+            r#"those it has","name":"insert","outputSchema":{"properties":{"#,
+            r#""components":{"additionalProperties":true,"description":"The values of "#,
+            r#"the components the call named, as stored now.","type":"object"},"#,
+            r#""entity":{"description":"The entity's bits.","minimum":0,"#,
+            r#""type":"integer"}},"required":["entity","components"],"type":"object"}},"#,
+            r#"{"annotations":{"destructiveHint":false,"idempotentHint":true,"#,
+            r#""openWorldHint":false,"readOnlyHint":false},"description":"Change named "#,
+            r#"fields of one component on an entity, leaving its other fields as they "#,
+            r#"are","name":"modify","outputSchema":{"properties":{"components":{"#,
+            r#""additionalProperties":true,"description":"The values of the components "#,
+            r#"the call named, as stored now.","type":"object"},"entity":{"#,
+            r#""description":"The entity's bits.","minimum":0,"type":"integer"}},"#,
+            r#""required":["entity","components"],"type":"object"}},{"annotations":{"#,
+            r#""destructiveHint":false,"idempotentHint":true,"openWorldHint":false,"#,
+            r#""readOnlyHint":false},"description":"Pause virtual time: systems still "#,
+            r#"run each frame, but virtual time stops advancing","name":"pause","#,
+            r#""outputSchema":{"properties":{"elapsed_secs":{"description":"Virtual "#,
+            r#"seconds elapsed.","type":"number"},"paused":{"description":"Whether "#,
+            r#"virtual time is paused now.","type":"boolean"},"time_scale":{"#,
+            r#""description":"Virtual time's relative speed now.","type":"number"},"#,
+            r#""was_paused":{"description":"Whether it was paused before the call.","#,
+            r#""type":"boolean"}},"required":["paused","was_paused","time_scale","#,
+            r#""elapsed_secs"],"type":"object"}},{"annotations":{"#,
+            r#""destructiveHint":false,"idempotentHint":true,"openWorldHint":false,"#,
+            r#""readOnlyHint":true},"description":"Check that the app answers; returns "#,
+            r#"the frame it answered in","name":"ping","outputSchema":{"properties":{"#,
+            r#""frame":{"description":"The frame that answered (frames the plugin's "#,
+            r#"system has run).","minimum":0,"type":"integer"},"pong":{"#,
+            r#""description":"Always true.","type":"boolean"}},"required":["pong","#,
+            r#""frame"],"type":"object"}},{"annotations":{"destructiveHint":false,"#,
+            r#""idempotentHint":true,"openWorldHint":false,"readOnlyHint":true},"#,
+            r#""description":"Find entities having all `with` components and none of "#,
+            r#"`without`, with their values; paged by `limit` and `cursor`","#,
+            r#""name":"query","outputSchema":{"properties":{"entities":{"#,
+            r#""description":"The entities of this page, in increasing entity order.","#,
+            r#""items":{"description":"An entity and component values.","properties":{"#,
+            r#""components":{"additionalProperties":true,"description":"Component "#,
+            r#"values by type path.","type":"object"},"entity":{"description":"The "#,
+            r#"entity's bits (what the other tools take).","minimum":0,"#,
+            r#""type":"integer"}},"required":["entity","components"],"type":"object"},"#,
+            r#""type":"array"},"next_cursor":{"description":"Pass as `cursor` for the "#,
+            r#"next page; absent on the last page.","type":"string"},"total":{"#,
+            r#""description":"How many entities match in all.","minimum":0,"#,
+            r#""type":"integer"}},"required":["entities","total"],"type":"object"}},{"#,
+            r#""annotations":{"destructiveHint":true,"idempotentHint":true,"#,
+            r#""openWorldHint":false,"readOnlyHint":false},"description":"Remove "#,
+            r#"components from an entity","name":"remove","outputSchema":{"#,
+            r#""properties":{"absent":{"description":"The components named that it did "#,
+            r#"not have.","items":{"type":"string"},"type":"array"},"entity":{"#,
+            r#""description":"The entity's bits.","minimum":0,"type":"integer"},"#,
+            r#""removed":{"description":"The components it had and no longer has.","#,
+            r#""items":{"type":"string"},"type":"array"}},"required":["entity","#,
+            r#""removed","absent"],"type":"object"}},{"annotations":{"#,
+            r#""destructiveHint":false,"idempotentHint":true,"openWorldHint":false,"#,
+            r#""readOnlyHint":true},"description":"Read a resource's value","#,
+            r#""name":"resource_get","outputSchema":{"properties":{"resource":{"#,
+            r#""description":"Its type path.","type":"string"},"value":{"#,
+            r#""description":"Its value."}},"required":["resource","value"],"#,
+            r#""type":"object"}},{"annotations":{"destructiveHint":false,"#,
+            r#""idempotentHint":true,"openWorldHint":false,"readOnlyHint":false},"#,
+            r#""description":"Set a resource's whole value (inserting it when absent)","#,
+            r#""name":"resource_set","outputSchema":{"properties":{"resource":{"#,
+            r#""description":"Its type path.","type":"string"},"value":{"#,
+            r#""description":"Its value."}},"required":["resource","value"],"#,
+            r#""type":"object"}},{"annotations":{"destructiveHint":false,"#,
+            r#""idempotentHint":true,"openWorldHint":false,"readOnlyHint":false},"#,
+            r#""description":"Resume virtual time","name":"resume","outputSchema":{"#,
+            r#""properties":{"elapsed_secs":{"description":"Virtual seconds elapsed.","#,
+            r#""type":"number"},"paused":{"description":"Whether virtual time is "#,
+            r#"paused now.","type":"boolean"},"time_scale":{"description":"Virtual "#,
+            r#"time's relative speed now.","type":"number"},"was_paused":{"#,
+            r#""description":"Whether it was paused before the call.","#,
+            r#""type":"boolean"}},"required":["paused","was_paused","time_scale","#,
+            r#""elapsed_secs"],"type":"object"}},{"annotations":{"#,
+            r#""destructiveHint":false,"idempotentHint":true,"openWorldHint":false,"#,
+            r#""readOnlyHint":true},"description":"The score and how many units each "#,
+            r#"team has","name":"score_board","outputSchema":{"properties":{"blue":{"#,
+            r#""description":"Blue units.","maximum":4294967295,"minimum":0,"#,
+            r#""type":"integer"},"points":{"description":"Points.","minimum":0,"#,
+            r#""type":"integer"},"red":{"description":"Red units.","#,
+            r#""maximum":4294967295,"minimum":0,"type":"integer"},"waves":{"#,
+            r#""description":"Waves spawned.","maximum":4294967295,"minimum":0,"#,
+            r#""type":"integer"}},"required":["points","waves","red","blue"],"#,
+            r#""type":"object"}},{"annotations":{"destructiveHint":false,"#,
+            r#""idempotentHint":false,"openWorldHint":false,"readOnlyHint":false},"#,
+            r#""description":"Send a reflected message (read by systems next frame) or "#,
+            r#"trigger a reflected event (observers run now)","name":"send_event","#,
+            r#""outputSchema":{"properties":{"event":{"description":"The type path.","#,
+            r#""type":"string"},"kind":{"description":"`message` (written) or `event` "#,
+            r#"(triggered).","type":"string"}},"required":["event","kind"],"#,
+            r#""type":"object"}},{"annotations":{"destructiveHint":false,"#,
+            r#""idempotentHint":false,"openWorldHint":false,"readOnlyHint":false},"#,
+            r#""description":"Spawn an entity with the given components","#,
+            r#""name":"spawn","outputSchema":{"properties":{"entity":{"#,
+            r#""description":"The new entity's bits.","minimum":0,"type":"integer"}},"#,
+            r#""required":["entity"],"type":"object"}},{"annotations":{"#,
+            r#""destructiveHint":false,"idempotentHint":false,"openWorldHint":false,"#,
+            r#""readOnlyHint":false},"description":"Run `frames` frames with virtual "#,
+            r#"time advancing (from paused, pausing again after them), answering once "#,
+            r#"they ran, with progress each frame","execution":{"#,
+            r#""taskSupport":"optional"},"name":"step","outputSchema":{"properties":{"#,
+            r#""elapsed_secs":{"description":"Virtual seconds elapsed after the step.","#,
+            r#""type":"number"},"first_frame":{"description":"The first frame of the "#,
+            r#"step.","minimum":0,"type":"integer"},"frames":{"description":"Frames "#,
+            r#"run.","maximum":4294967295,"minimum":0,"type":"integer"},"last_frame":{"#,
+            r#""description":"The last frame of the step.","minimum":0,"#,
+            r#""type":"integer"},"paused":{"description":"Whether virtual time is "#,
+            r#"paused after the step.","type":"boolean"}},"required":["frames","#,
+            r#""first_frame","last_frame","paused","elapsed_secs"],"type":"object"}},{"#,
+            r#""annotations":{"destructiveHint":false,"idempotentHint":true,"#,
+            r#""openWorldHint":false,"readOnlyHint":false},"description":"Set virtual "#,
+            r#"time's speed relative to real time (1 = normal, 0.5 = half speed)","#,
+            r#""name":"time_scale","outputSchema":{"properties":{"elapsed_secs":{"#,
+            r#""description":"Virtual seconds elapsed.","type":"number"},"paused":{"#,
+            r#""description":"Whether virtual time is paused now.","type":"boolean"},"#,
+            r#""time_scale":{"description":"Virtual time's relative speed now.","#,
+            r#""type":"number"},"was_paused":{"description":"Whether it was paused "#,
+            r#"before the call.","type":"boolean"}},"required":["paused","was_paused","#,
+            r#""time_scale","elapsed_secs"],"type":"object"}}]"#
+        ),
     ),
     &[
         &schemas::PING,
-        &schemas::CONTEXT,
+        &schemas::PING,
         &schemas::GET_LOGS,
         &schemas::COMPONENTS_INFO,
         &schemas::QUERY,
@@ -708,11 +1103,11 @@ pub static PROVENANCE: Provenance = Provenance::with_input_schemas(
         &schemas::RESOURCE_GET,
         &schemas::RESOURCE_SET,
         &schemas::SEND_EVENT,
-        &schemas::PAUSE,
-        &schemas::RESUME,
+        &schemas::PING,
+        &schemas::PING,
         &schemas::TIME_SCALE,
         &schemas::STEP,
-        &schemas::SCORE_BOARD,
+        &schemas::PING,
     ],
 );
 
@@ -763,32 +1158,28 @@ impl<C: ToolCaller> Client<C> {
     ///
     /// MCP tool `ping`. Server hints: read-only, not destructive, idempotent, closed world.
     pub async fn ping(&self) -> Result<types::PingOutput, Error> {
-        self.caller.check_tool(&PROVENANCE, "ping").await?;
-        self.caller.call_tool_decoded("ping", Map::new()).await
+        tools::PING.call(&self.caller, &NoArguments {}).await
     }
 
     /// Calls `ping` like [`Self::ping`], without unwrapping the result envelope.
     ///
     /// A result with `isError: true` is still an [`mcp_bindgen::Error::Tool`].
     pub async fn ping_raw(&self) -> Result<CallToolResult, Error> {
-        self.caller.check_tool(&PROVENANCE, "ping").await?;
-        mcp_bindgen::call_checked(&self.caller, "ping", Map::new()).await
+        tools::PING.call_raw(&self.caller, &NoArguments {}).await
     }
 
     /// The app's name, frame count, clock state and crash state
     ///
     /// MCP tool `context`. Server hints: read-only, not destructive, idempotent, closed world.
     pub async fn context(&self) -> Result<types::ContextOutput, Error> {
-        self.caller.check_tool(&PROVENANCE, "context").await?;
-        self.caller.call_tool_decoded("context", Map::new()).await
+        tools::CONTEXT.call(&self.caller, &NoArguments {}).await
     }
 
     /// Calls `context` like [`Self::context`], without unwrapping the result envelope.
     ///
     /// A result with `isError: true` is still an [`mcp_bindgen::Error::Tool`].
     pub async fn context_raw(&self) -> Result<CallToolResult, Error> {
-        self.caller.check_tool(&PROVENANCE, "context").await?;
-        mcp_bindgen::call_checked(&self.caller, "context", Map::new()).await
+        tools::CONTEXT.call_raw(&self.caller, &NoArguments {}).await
     }
 
     /// The app's recent log records, oldest first, filtered by level and by sequence number
@@ -798,14 +1189,7 @@ impl<C: ToolCaller> Client<C> {
         &self,
         args: &types::GetLogsArgs,
     ) -> Result<types::GetLogsOutput, Error> {
-        let arguments = checked_arguments(
-                &self.caller,
-                "get_logs",
-                args,
-                &schemas::GET_LOGS,
-            )
-            .await?;
-        self.caller.call_tool_decoded("get_logs", arguments).await
+        tools::GET_LOGS.call(&self.caller, args).await
     }
 
     /// Calls `get_logs` like [`Self::get_logs`], without unwrapping the result envelope.
@@ -815,14 +1199,7 @@ impl<C: ToolCaller> Client<C> {
         &self,
         args: &types::GetLogsArgs,
     ) -> Result<CallToolResult, Error> {
-        let arguments = checked_arguments(
-                &self.caller,
-                "get_logs",
-                args,
-                &schemas::GET_LOGS,
-            )
-            .await?;
-        mcp_bindgen::call_checked(&self.caller, "get_logs", arguments).await
+        tools::GET_LOGS.call_raw(&self.caller, args).await
     }
 
     /// List the reflectable components, resources, messages and events of the app, each with
@@ -834,14 +1211,7 @@ impl<C: ToolCaller> Client<C> {
         &self,
         args: &types::ComponentsInfoArgs,
     ) -> Result<types::ComponentsInfoOutput, Error> {
-        let arguments = checked_arguments(
-                &self.caller,
-                "components_info",
-                args,
-                &schemas::COMPONENTS_INFO,
-            )
-            .await?;
-        self.caller.call_tool_decoded("components_info", arguments).await
+        tools::COMPONENTS_INFO.call(&self.caller, args).await
     }
 
     /// Calls `components_info` like [`Self::components_info`], without unwrapping the result
@@ -852,14 +1222,7 @@ impl<C: ToolCaller> Client<C> {
         &self,
         args: &types::ComponentsInfoArgs,
     ) -> Result<CallToolResult, Error> {
-        let arguments = checked_arguments(
-                &self.caller,
-                "components_info",
-                args,
-                &schemas::COMPONENTS_INFO,
-            )
-            .await?;
-        mcp_bindgen::call_checked(&self.caller, "components_info", arguments).await
+        tools::COMPONENTS_INFO.call_raw(&self.caller, args).await
     }
 
     /// Find entities having all `with` components and none of `without`, with their values;
@@ -870,9 +1233,7 @@ impl<C: ToolCaller> Client<C> {
         &self,
         args: &types::QueryArgs,
     ) -> Result<types::QueryOutput, Error> {
-        let arguments = checked_arguments(&self.caller, "query", args, &schemas::QUERY)
-            .await?;
-        self.caller.call_tool_decoded("query", arguments).await
+        tools::QUERY.call(&self.caller, args).await
     }
 
     /// Calls `query` like [`Self::query`], without unwrapping the result envelope.
@@ -882,27 +1243,21 @@ impl<C: ToolCaller> Client<C> {
         &self,
         args: &types::QueryArgs,
     ) -> Result<CallToolResult, Error> {
-        let arguments = checked_arguments(&self.caller, "query", args, &schemas::QUERY)
-            .await?;
-        mcp_bindgen::call_checked(&self.caller, "query", arguments).await
+        tools::QUERY.call_raw(&self.caller, args).await
     }
 
     /// Read an entity's components (all reflectable ones, or those named)
     ///
     /// MCP tool `get`. Server hints: read-only, not destructive, idempotent, closed world.
     pub async fn get(&self, args: &types::GetArgs) -> Result<types::GetOutput, Error> {
-        let arguments = checked_arguments(&self.caller, "get", args, &schemas::GET)
-            .await?;
-        self.caller.call_tool_decoded("get", arguments).await
+        tools::GET.call(&self.caller, args).await
     }
 
     /// Calls `get` like [`Self::get`], without unwrapping the result envelope.
     ///
     /// A result with `isError: true` is still an [`mcp_bindgen::Error::Tool`].
     pub async fn get_raw(&self, args: &types::GetArgs) -> Result<CallToolResult, Error> {
-        let arguments = checked_arguments(&self.caller, "get", args, &schemas::GET)
-            .await?;
-        mcp_bindgen::call_checked(&self.caller, "get", arguments).await
+        tools::GET.call_raw(&self.caller, args).await
     }
 
     /// Insert whole component values on an entity, replacing those it has
@@ -913,9 +1268,7 @@ impl<C: ToolCaller> Client<C> {
         &self,
         args: &types::InsertArgs,
     ) -> Result<types::InsertOutput, Error> {
-        let arguments = checked_arguments(&self.caller, "insert", args, &schemas::INSERT)
-            .await?;
-        self.caller.call_tool_decoded("insert", arguments).await
+        tools::INSERT.call(&self.caller, args).await
     }
 
     /// Calls `insert` like [`Self::insert`], without unwrapping the result envelope.
@@ -925,9 +1278,7 @@ impl<C: ToolCaller> Client<C> {
         &self,
         args: &types::InsertArgs,
     ) -> Result<CallToolResult, Error> {
-        let arguments = checked_arguments(&self.caller, "insert", args, &schemas::INSERT)
-            .await?;
-        mcp_bindgen::call_checked(&self.caller, "insert", arguments).await
+        tools::INSERT.call_raw(&self.caller, args).await
     }
 
     /// Change named fields of one component on an entity, leaving its other fields as they are
@@ -938,9 +1289,7 @@ impl<C: ToolCaller> Client<C> {
         &self,
         args: &types::ModifyArgs,
     ) -> Result<types::ModifyOutput, Error> {
-        let arguments = checked_arguments(&self.caller, "modify", args, &schemas::MODIFY)
-            .await?;
-        self.caller.call_tool_decoded("modify", arguments).await
+        tools::MODIFY.call(&self.caller, args).await
     }
 
     /// Calls `modify` like [`Self::modify`], without unwrapping the result envelope.
@@ -950,9 +1299,7 @@ impl<C: ToolCaller> Client<C> {
         &self,
         args: &types::ModifyArgs,
     ) -> Result<CallToolResult, Error> {
-        let arguments = checked_arguments(&self.caller, "modify", args, &schemas::MODIFY)
-            .await?;
-        mcp_bindgen::call_checked(&self.caller, "modify", arguments).await
+        tools::MODIFY.call_raw(&self.caller, args).await
     }
 
     /// Remove components from an entity
@@ -962,9 +1309,7 @@ impl<C: ToolCaller> Client<C> {
         &self,
         args: &types::RemoveArgs,
     ) -> Result<types::RemoveOutput, Error> {
-        let arguments = checked_arguments(&self.caller, "remove", args, &schemas::REMOVE)
-            .await?;
-        self.caller.call_tool_decoded("remove", arguments).await
+        tools::REMOVE.call(&self.caller, args).await
     }
 
     /// Calls `remove` like [`Self::remove`], without unwrapping the result envelope.
@@ -974,9 +1319,7 @@ impl<C: ToolCaller> Client<C> {
         &self,
         args: &types::RemoveArgs,
     ) -> Result<CallToolResult, Error> {
-        let arguments = checked_arguments(&self.caller, "remove", args, &schemas::REMOVE)
-            .await?;
-        mcp_bindgen::call_checked(&self.caller, "remove", arguments).await
+        tools::REMOVE.call_raw(&self.caller, args).await
     }
 
     /// Spawn an entity with the given components
@@ -987,9 +1330,7 @@ impl<C: ToolCaller> Client<C> {
         &self,
         args: &types::SpawnArgs,
     ) -> Result<types::SpawnOutput, Error> {
-        let arguments = checked_arguments(&self.caller, "spawn", args, &schemas::SPAWN)
-            .await?;
-        self.caller.call_tool_decoded("spawn", arguments).await
+        tools::SPAWN.call(&self.caller, args).await
     }
 
     /// Calls `spawn` like [`Self::spawn`], without unwrapping the result envelope.
@@ -999,9 +1340,7 @@ impl<C: ToolCaller> Client<C> {
         &self,
         args: &types::SpawnArgs,
     ) -> Result<CallToolResult, Error> {
-        let arguments = checked_arguments(&self.caller, "spawn", args, &schemas::SPAWN)
-            .await?;
-        mcp_bindgen::call_checked(&self.caller, "spawn", arguments).await
+        tools::SPAWN.call_raw(&self.caller, args).await
     }
 
     /// Despawn an entity (and its descendants, as Bevy's despawn does)
@@ -1012,14 +1351,7 @@ impl<C: ToolCaller> Client<C> {
         &self,
         args: &types::DespawnArgs,
     ) -> Result<types::DespawnOutput, Error> {
-        let arguments = checked_arguments(
-                &self.caller,
-                "despawn",
-                args,
-                &schemas::DESPAWN,
-            )
-            .await?;
-        self.caller.call_tool_decoded("despawn", arguments).await
+        tools::DESPAWN.call(&self.caller, args).await
     }
 
     /// Calls `despawn` like [`Self::despawn`], without unwrapping the result envelope.
@@ -1029,14 +1361,7 @@ impl<C: ToolCaller> Client<C> {
         &self,
         args: &types::DespawnArgs,
     ) -> Result<CallToolResult, Error> {
-        let arguments = checked_arguments(
-                &self.caller,
-                "despawn",
-                args,
-                &schemas::DESPAWN,
-            )
-            .await?;
-        mcp_bindgen::call_checked(&self.caller, "despawn", arguments).await
+        tools::DESPAWN.call_raw(&self.caller, args).await
     }
 
     /// Read a resource's value
@@ -1047,14 +1372,7 @@ impl<C: ToolCaller> Client<C> {
         &self,
         args: &types::ResourceGetArgs,
     ) -> Result<types::ResourceGetOutput, Error> {
-        let arguments = checked_arguments(
-                &self.caller,
-                "resource_get",
-                args,
-                &schemas::RESOURCE_GET,
-            )
-            .await?;
-        self.caller.call_tool_decoded("resource_get", arguments).await
+        tools::RESOURCE_GET.call(&self.caller, args).await
     }
 
     /// Calls `resource_get` like [`Self::resource_get`], without unwrapping the result
@@ -1065,14 +1383,7 @@ impl<C: ToolCaller> Client<C> {
         &self,
         args: &types::ResourceGetArgs,
     ) -> Result<CallToolResult, Error> {
-        let arguments = checked_arguments(
-                &self.caller,
-                "resource_get",
-                args,
-                &schemas::RESOURCE_GET,
-            )
-            .await?;
-        mcp_bindgen::call_checked(&self.caller, "resource_get", arguments).await
+        tools::RESOURCE_GET.call_raw(&self.caller, args).await
     }
 
     /// Set a resource's whole value (inserting it when absent)
@@ -1083,14 +1394,7 @@ impl<C: ToolCaller> Client<C> {
         &self,
         args: &types::ResourceSetArgs,
     ) -> Result<types::ResourceSetOutput, Error> {
-        let arguments = checked_arguments(
-                &self.caller,
-                "resource_set",
-                args,
-                &schemas::RESOURCE_SET,
-            )
-            .await?;
-        self.caller.call_tool_decoded("resource_set", arguments).await
+        tools::RESOURCE_SET.call(&self.caller, args).await
     }
 
     /// Calls `resource_set` like [`Self::resource_set`], without unwrapping the result
@@ -1101,14 +1405,7 @@ impl<C: ToolCaller> Client<C> {
         &self,
         args: &types::ResourceSetArgs,
     ) -> Result<CallToolResult, Error> {
-        let arguments = checked_arguments(
-                &self.caller,
-                "resource_set",
-                args,
-                &schemas::RESOURCE_SET,
-            )
-            .await?;
-        mcp_bindgen::call_checked(&self.caller, "resource_set", arguments).await
+        tools::RESOURCE_SET.call_raw(&self.caller, args).await
     }
 
     /// Send a reflected message (read by systems next frame) or trigger a reflected event
@@ -1120,14 +1417,7 @@ impl<C: ToolCaller> Client<C> {
         &self,
         args: &types::SendEventArgs,
     ) -> Result<types::SendEventOutput, Error> {
-        let arguments = checked_arguments(
-                &self.caller,
-                "send_event",
-                args,
-                &schemas::SEND_EVENT,
-            )
-            .await?;
-        self.caller.call_tool_decoded("send_event", arguments).await
+        tools::SEND_EVENT.call(&self.caller, args).await
     }
 
     /// Calls `send_event` like [`Self::send_event`], without unwrapping the result envelope.
@@ -1137,14 +1427,7 @@ impl<C: ToolCaller> Client<C> {
         &self,
         args: &types::SendEventArgs,
     ) -> Result<CallToolResult, Error> {
-        let arguments = checked_arguments(
-                &self.caller,
-                "send_event",
-                args,
-                &schemas::SEND_EVENT,
-            )
-            .await?;
-        mcp_bindgen::call_checked(&self.caller, "send_event", arguments).await
+        tools::SEND_EVENT.call_raw(&self.caller, args).await
     }
 
     /// Pause virtual time: systems still run each frame, but virtual time stops advancing
@@ -1152,16 +1435,14 @@ impl<C: ToolCaller> Client<C> {
     /// MCP tool `pause`. Server hints: not read-only, not destructive, idempotent, closed
     /// world.
     pub async fn pause(&self) -> Result<types::PauseOutput, Error> {
-        self.caller.check_tool(&PROVENANCE, "pause").await?;
-        self.caller.call_tool_decoded("pause", Map::new()).await
+        tools::PAUSE.call(&self.caller, &NoArguments {}).await
     }
 
     /// Calls `pause` like [`Self::pause`], without unwrapping the result envelope.
     ///
     /// A result with `isError: true` is still an [`mcp_bindgen::Error::Tool`].
     pub async fn pause_raw(&self) -> Result<CallToolResult, Error> {
-        self.caller.check_tool(&PROVENANCE, "pause").await?;
-        mcp_bindgen::call_checked(&self.caller, "pause", Map::new()).await
+        tools::PAUSE.call_raw(&self.caller, &NoArguments {}).await
     }
 
     /// Resume virtual time
@@ -1169,16 +1450,14 @@ impl<C: ToolCaller> Client<C> {
     /// MCP tool `resume`. Server hints: not read-only, not destructive, idempotent, closed
     /// world.
     pub async fn resume(&self) -> Result<types::ResumeOutput, Error> {
-        self.caller.check_tool(&PROVENANCE, "resume").await?;
-        self.caller.call_tool_decoded("resume", Map::new()).await
+        tools::RESUME.call(&self.caller, &NoArguments {}).await
     }
 
     /// Calls `resume` like [`Self::resume`], without unwrapping the result envelope.
     ///
     /// A result with `isError: true` is still an [`mcp_bindgen::Error::Tool`].
     pub async fn resume_raw(&self) -> Result<CallToolResult, Error> {
-        self.caller.check_tool(&PROVENANCE, "resume").await?;
-        mcp_bindgen::call_checked(&self.caller, "resume", Map::new()).await
+        tools::RESUME.call_raw(&self.caller, &NoArguments {}).await
     }
 
     /// Set virtual time's speed relative to real time (1 = normal, 0.5 = half speed)
@@ -1189,14 +1468,7 @@ impl<C: ToolCaller> Client<C> {
         &self,
         args: &types::TimeScaleArgs,
     ) -> Result<types::TimeScaleOutput, Error> {
-        let arguments = checked_arguments(
-                &self.caller,
-                "time_scale",
-                args,
-                &schemas::TIME_SCALE,
-            )
-            .await?;
-        self.caller.call_tool_decoded("time_scale", arguments).await
+        tools::TIME_SCALE.call(&self.caller, args).await
     }
 
     /// Calls `time_scale` like [`Self::time_scale`], without unwrapping the result envelope.
@@ -1206,14 +1478,7 @@ impl<C: ToolCaller> Client<C> {
         &self,
         args: &types::TimeScaleArgs,
     ) -> Result<CallToolResult, Error> {
-        let arguments = checked_arguments(
-                &self.caller,
-                "time_scale",
-                args,
-                &schemas::TIME_SCALE,
-            )
-            .await?;
-        mcp_bindgen::call_checked(&self.caller, "time_scale", arguments).await
+        tools::TIME_SCALE.call_raw(&self.caller, args).await
     }
 
     /// Run `frames` frames with virtual time advancing (from paused, pausing again after them),
@@ -1225,9 +1490,7 @@ impl<C: ToolCaller> Client<C> {
         &self,
         args: &types::StepArgs,
     ) -> Result<types::StepOutput, Error> {
-        let arguments = checked_arguments(&self.caller, "step", args, &schemas::STEP)
-            .await?;
-        self.caller.call_tool_decoded("step", arguments).await
+        tools::STEP.call(&self.caller, args).await
     }
 
     /// Calls `step` like [`Self::step`], without unwrapping the result envelope.
@@ -1237,9 +1500,7 @@ impl<C: ToolCaller> Client<C> {
         &self,
         args: &types::StepArgs,
     ) -> Result<CallToolResult, Error> {
-        let arguments = checked_arguments(&self.caller, "step", args, &schemas::STEP)
-            .await?;
-        mcp_bindgen::call_checked(&self.caller, "step", arguments).await
+        tools::STEP.call_raw(&self.caller, args).await
     }
 
     /// Starts `step` as a task and returns its handle at once:
@@ -1255,9 +1516,7 @@ impl<C: ToolCaller> Client<C> {
         &self,
         args: &types::StepArgs,
     ) -> Result<TaskHandle<types::StepOutput>, Error> {
-        let arguments = checked_arguments(&self.caller, "step", args, &schemas::STEP)
-            .await?;
-        Ok(self.caller.call_tool_as_task("step", arguments).await?.typed())
+        tools::STEP.start_task(&self.caller, args).await
     }
 
     /// The score and how many units each team has
@@ -1265,30 +1524,15 @@ impl<C: ToolCaller> Client<C> {
     /// MCP tool `score_board`. Server hints: read-only, not destructive, idempotent, closed
     /// world.
     pub async fn score_board(&self) -> Result<types::ScoreBoardOutput, Error> {
-        self.caller.check_tool(&PROVENANCE, "score_board").await?;
-        self.caller.call_tool_decoded("score_board", Map::new()).await
+        tools::SCORE_BOARD.call(&self.caller, &NoArguments {}).await
     }
 
     /// Calls `score_board` like [`Self::score_board`], without unwrapping the result envelope.
     ///
     /// A result with `isError: true` is still an [`mcp_bindgen::Error::Tool`].
     pub async fn score_board_raw(&self) -> Result<CallToolResult, Error> {
-        self.caller.check_tool(&PROVENANCE, "score_board").await?;
-        mcp_bindgen::call_checked(&self.caller, "score_board", Map::new()).await
+        tools::SCORE_BOARD.call_raw(&self.caller, &NoArguments {}).await
     }
-}
-
-/// A call's arguments: `args` as JSON, checked against the tool's input `schema`,
-/// once the drift guard has checked the tool against the server's list.
-async fn checked_arguments<C: ToolCaller>(
-    caller: &C,
-    tool: &str,
-    args: &impl Serialize,
-    schema: &ToolSchema,
-) -> Result<Map<String, Value>, Error> {
-    let arguments = mcp_bindgen::encode_arguments(tool, args, Some(schema))?;
-    caller.check_tool(&PROVENANCE, tool).await?;
-    Ok(arguments)
 }
 
 /// A stand-in for the Bevy game MCP server in tests: one method per tool, typed as

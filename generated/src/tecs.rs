@@ -13,11 +13,9 @@
 
 use std::future::Future;
 use mcp_bindgen::{
-    CallToolResult, DriftReport, Error, Provenance, TaskHandle, ToolCaller, ToolError,
-    ToolSchema,
+    CallToolResult, DriftReport, Error, NoArguments, Provenance, TaskHandle, ToolCaller,
+    ToolError,
 };
-use mcp_bindgen::fake::NoArguments;
-use serde::Serialize;
 use serde_json::{Map, Value};
 
 /// Argument and result types of the tools.
@@ -220,63 +218,180 @@ pub mod types {
     }
 }
 
-/// The tools' input schemas: each call's arguments are checked against its tool's
-/// before the call is sent, and `PROVENANCE` records them.
+/// The tools' input schemas, each written once: each call's arguments are checked
+/// against its tool's before the call is sent, and `PROVENANCE` records them.
 mod schemas {
     use mcp_bindgen::ToolSchema;
 
-    /// The input schema of `components_info`, as the server sent it.
+    /// The input schema of `components_info`, `ping`, `context` and `placed_count`, the same
+    /// for each, as the server sent it.
     pub(super) static COMPONENTS_INFO: ToolSchema = ToolSchema::new(
         r#"{"type":"object"}"#,
     );
 
     /// The input schema of `query`, as the server sent it.
     pub(super) static QUERY: ToolSchema = ToolSchema::new(
-        r#"{"properties":{"include":{"description":"Component names; every entity listed has all of them.","items":{"type":"string"},"type":"array"},"limit":{"description":"At most this many entities (default 100).","maximum":4294967295,"minimum":0,"type":"integer"}},"required":["include"],"type":"object"}"#,
+        concat!(
+            r#"{"properties":{"include":{"description":"Component names; every entity "#,
+            r#"listed has all of them.","items":{"type":"string"},"type":"array"},"#,
+            r#""limit":{"description":"At most this many entities (default 100).","#,
+            r#""maximum":4294967295,"minimum":0,"type":"integer"}},"required":["#,
+            r#""include"],"type":"object"}"#
+        ),
     );
 
     /// The input schema of `info`, as the server sent it.
     pub(super) static INFO: ToolSchema = ToolSchema::new(
-        r#"{"properties":{"entity":{"description":"The entity id.","minimum":0,"type":"integer"}},"required":["entity"],"type":"object"}"#,
+        concat!(
+            r#"{"properties":{"entity":{"description":"The entity id.","minimum":0,"#,
+            r#""type":"integer"}},"required":["entity"],"type":"object"}"#
+        ),
     );
 
     /// The input schema of `modify`, as the server sent it.
     pub(super) static MODIFY: ToolSchema = ToolSchema::new(
-        r#"{"properties":{"component":{"description":"The component name.","type":"string"},"entities":{"description":"The entities (default: every entity that has the component).","items":{"minimum":0,"type":"integer"},"type":"array"},"fields":{"additionalProperties":true,"description":"Fields to overwrite; the others keep their values.","type":"object"}},"required":["component","fields"],"type":"object"}"#,
+        concat!(
+            r#"{"properties":{"component":{"description":"The component name.","#,
+            r#""type":"string"},"entities":{"description":"The entities (default: "#,
+            r#"every entity that has the component).","items":{"minimum":0,"#,
+            r#""type":"integer"},"type":"array"},"fields":{"additionalProperties":true,"#,
+            r#""description":"Fields to overwrite; the others keep their values.","#,
+            r#""type":"object"}},"required":["component","fields"],"type":"object"}"#
+        ),
     );
 
     /// The input schema of `set`, as the server sent it.
     pub(super) static SET: ToolSchema = ToolSchema::new(
-        r#"{"properties":{"component":{"description":"The component name.","type":"string"},"entity":{"description":"The entity id.","minimum":0,"type":"integer"},"value":{"description":"The whole value."}},"required":["entity","component","value"],"type":"object"}"#,
+        concat!(
+            r#"{"properties":{"component":{"description":"The component name.","#,
+            r#""type":"string"},"entity":{"description":"The entity id.","minimum":0,"#,
+            r#""type":"integer"},"value":{"description":"The whole value."}},"#,
+            r#""required":["entity","component","value"],"type":"object"}"#
+        ),
     );
 
     /// The input schema of `run_lua`, as the server sent it.
     pub(super) static RUN_LUA: ToolSchema = ToolSchema::new(
-        r#"{"properties":{"code":{"description":"A Lua chunk; its return value is the result.","type":"string"}},"required":["code"],"type":"object"}"#,
+        concat!(
+            r#"{"properties":{"code":{"description":"A Lua chunk; its return value is "#,
+            r#"the result.","type":"string"}},"required":["code"],"type":"object"}"#
+        ),
     );
-
-    /// The input schema of `ping`, as the server sent it.
-    pub(super) static PING: ToolSchema = ToolSchema::new(r#"{"type":"object"}"#);
-
-    /// The input schema of `context`, as the server sent it.
-    pub(super) static CONTEXT: ToolSchema = ToolSchema::new(r#"{"type":"object"}"#);
 
     /// The input schema of `get_logs`, as the server sent it.
     pub(super) static GET_LOGS: ToolSchema = ToolSchema::new(
-        r#"{"properties":{"limit":{"description":"How many lines, newest last (default 50).","maximum":4294967295,"minimum":0,"type":"integer"}},"type":"object"}"#,
+        concat!(
+            r#"{"properties":{"limit":{"description":"How many lines, newest last "#,
+            r#"(default 50).","maximum":4294967295,"minimum":0,"type":"integer"}},"#,
+            r#""type":"object"}"#
+        ),
     );
 
     /// The input schema of `send_event`, as the server sent it.
     pub(super) static SEND_EVENT: ToolSchema = ToolSchema::new(
-        r#"{"properties":{"name":{"description":"The event name.","type":"string"},"payload":{"description":"Event data."}},"required":["name"],"type":"object"}"#,
+        concat!(
+            r#"{"properties":{"name":{"description":"The event name.","type":"string"},"#,
+            r#""payload":{"description":"Event data."}},"required":["name"],"#,
+            r#""type":"object"}"#
+        ),
     );
-
-    /// The input schema of `placed_count`, as the server sent it.
-    pub(super) static PLACED_COUNT: ToolSchema = ToolSchema::new(r#"{"type":"object"}"#);
 
     /// The input schema of `run_frames`, as the server sent it.
     pub(super) static RUN_FRAMES: ToolSchema = ToolSchema::new(
-        r#"{"properties":{"frames":{"description":"Frames to run, 1 to 3600.","maximum":3600,"minimum":1,"type":"integer"}},"required":["frames"],"type":"object"}"#,
+        concat!(
+            r#"{"properties":{"frames":{"description":"Frames to run, 1 to 3600.","#,
+            r#""maximum":3600,"minimum":1,"type":"integer"}},"required":["frames"],"#,
+            r#""type":"object"}"#
+        ),
+    );
+}
+
+/// One descriptor per tool, which its methods call through.
+mod tools {
+    use mcp_bindgen::ToolDescriptor;
+
+    /// `components_info`: its name, its input schema, and this module's provenance.
+    pub(super) static COMPONENTS_INFO: ToolDescriptor = ToolDescriptor::new(
+        "components_info",
+        &super::schemas::COMPONENTS_INFO,
+        &super::PROVENANCE,
+    );
+
+    /// `query`: its name, its input schema, and this module's provenance.
+    pub(super) static QUERY: ToolDescriptor = ToolDescriptor::new(
+        "query",
+        &super::schemas::QUERY,
+        &super::PROVENANCE,
+    );
+
+    /// `info`: its name, its input schema, and this module's provenance.
+    pub(super) static INFO: ToolDescriptor = ToolDescriptor::new(
+        "info",
+        &super::schemas::INFO,
+        &super::PROVENANCE,
+    );
+
+    /// `modify`: its name, its input schema, and this module's provenance.
+    pub(super) static MODIFY: ToolDescriptor = ToolDescriptor::new(
+        "modify",
+        &super::schemas::MODIFY,
+        &super::PROVENANCE,
+    );
+
+    /// `set`: its name, its input schema, and this module's provenance.
+    pub(super) static SET: ToolDescriptor = ToolDescriptor::new(
+        "set",
+        &super::schemas::SET,
+        &super::PROVENANCE,
+    );
+
+    /// `run_lua`: its name, its input schema, and this module's provenance.
+    pub(super) static RUN_LUA: ToolDescriptor = ToolDescriptor::new(
+        "run_lua",
+        &super::schemas::RUN_LUA,
+        &super::PROVENANCE,
+    );
+
+    /// `ping`: its name, its input schema, and this module's provenance.
+    pub(super) static PING: ToolDescriptor = ToolDescriptor::new(
+        "ping",
+        &super::schemas::COMPONENTS_INFO,
+        &super::PROVENANCE,
+    );
+
+    /// `context`: its name, its input schema, and this module's provenance.
+    pub(super) static CONTEXT: ToolDescriptor = ToolDescriptor::new(
+        "context",
+        &super::schemas::COMPONENTS_INFO,
+        &super::PROVENANCE,
+    );
+
+    /// `get_logs`: its name, its input schema, and this module's provenance.
+    pub(super) static GET_LOGS: ToolDescriptor = ToolDescriptor::new(
+        "get_logs",
+        &super::schemas::GET_LOGS,
+        &super::PROVENANCE,
+    );
+
+    /// `send_event`: its name, its input schema, and this module's provenance.
+    pub(super) static SEND_EVENT: ToolDescriptor = ToolDescriptor::new(
+        "send_event",
+        &super::schemas::SEND_EVENT,
+        &super::PROVENANCE,
+    );
+
+    /// `placed_count`: its name, its input schema, and this module's provenance.
+    pub(super) static PLACED_COUNT: ToolDescriptor = ToolDescriptor::new(
+        "placed_count",
+        &super::schemas::COMPONENTS_INFO,
+        &super::PROVENANCE,
+    );
+
+    /// `run_frames`: its name, its input schema, and this module's provenance.
+    pub(super) static RUN_FRAMES: ToolDescriptor = ToolDescriptor::new(
+        "run_frames",
+        &super::schemas::RUN_FRAMES,
+        &super::PROVENANCE,
     );
 }
 
@@ -304,7 +419,106 @@ pub static PROVENANCE: Provenance = Provenance::with_input_schemas(
         "mcp-bindgen 0.1.0",
         "sha256:0cdf0885ddeedddb8032e5b6f7043bc847b9088b70579dddec514ffcd7c702c5",
         TOOL_NAMES,
-        r#"[{"annotations":{"destructiveHint":false,"idempotentHint":true,"openWorldHint":false,"readOnlyHint":true},"description":"List the component types and the JSON Schema of each.","name":"components_info","outputSchema":{"properties":{"components":{"description":"Every component type.","items":{"description":"One component type.","properties":{"name":{"description":"Its name, as `query`, `modify` and `set` take it.","type":"string"},"schema":{"description":"The JSON Schema of its value."}},"required":["name","schema"],"type":"object"},"type":"array"}},"required":["components"],"type":"object"}},{"annotations":{"destructiveHint":false,"idempotentHint":false,"openWorldHint":false,"readOnlyHint":true},"description":"Describe the running game; works after a crash.","name":"context","outputSchema":{"properties":{"crash":{"description":"The crash traceback, when gameplay has crashed.","type":["string","null"]},"entities":{"description":"Entities alive.","maximum":4294967295,"minimum":0,"type":"integer"},"frame":{"description":"The frame the game is at.","minimum":0,"type":"integer"},"target_fps":{"description":"Frames per second the loop aims at.","maximum":4294967295,"minimum":0,"type":"integer"}},"required":["frame","entities","target_fps","crash"],"type":"object"}},{"annotations":{"destructiveHint":false,"idempotentHint":false,"openWorldHint":false,"readOnlyHint":true},"description":"Read the most recent log lines; works after a crash.","name":"get_logs","outputSchema":{"properties":{"lines":{"description":"Oldest first.","items":{"type":"string"},"type":"array"}},"required":["lines"],"type":"object"}},{"annotations":{"destructiveHint":false,"idempotentHint":true,"openWorldHint":false,"readOnlyHint":true},"description":"Show every component of one entity.","name":"info","outputSchema":{"properties":{"components":{"additionalProperties":true,"description":"Component name → value.","type":"object"},"id":{"description":"The entity id (`info`, `modify` and `set` take it).","minimum":0,"type":"integer"}},"required":["id","components"],"type":"object"}},{"annotations":{"destructiveHint":true,"idempotentHint":true,"openWorldHint":false,"readOnlyHint":false},"description":"Partially update a component: merge `fields` into its value on each entity. Entities\nwithout the component are skipped; changed columns are marked dirty.","name":"modify","outputSchema":{"properties":{"modified":{"description":"Entities updated.","items":{"minimum":0,"type":"integer"},"type":"array"},"skipped":{"description":"Entities skipped because they lack the component.","items":{"minimum":0,"type":"integer"},"type":"array"}},"required":["modified","skipped"],"type":"object"}},{"annotations":{"destructiveHint":false,"idempotentHint":true,"openWorldHint":false,"readOnlyHint":true},"description":"Check that the server answers; works after a crash.","name":"ping","outputSchema":{"properties":{"frame":{"description":"The frame the game is at.","minimum":0,"type":"integer"},"pong":{"description":"Always true.","type":"boolean"}},"required":["pong","frame"],"type":"object"}},{"annotations":{"destructiveHint":false,"idempotentHint":true,"openWorldHint":false,"readOnlyHint":true},"description":"Count entities that carry a Transform2D","name":"placed_count","outputSchema":{"properties":{"count":{"description":"Entities with a Transform2D.","maximum":4294967295,"minimum":0,"type":"integer"}},"required":["count"],"type":"object"}},{"annotations":{"destructiveHint":false,"idempotentHint":true,"openWorldHint":false,"readOnlyHint":true},"description":"List entities that have all the given components, with those components' values.","name":"query","outputSchema":{"properties":{"entities":{"description":"The first `limit` of them, by id.","items":{"description":"One entity and the requested components.","properties":{"components":{"additionalProperties":true,"description":"Component name → value.","type":"object"},"id":{"description":"The entity id (`info`, `modify` and `set` take it).","minimum":0,"type":"integer"}},"required":["id","components"],"type":"object"},"type":"array"},"total":{"description":"How many entities match in all.","minimum":0,"type":"integer"}},"required":["total","entities"],"type":"object"}},{"annotations":{"destructiveHint":false,"idempotentHint":false,"openWorldHint":false,"readOnlyHint":false,"title":"Run frames"},"description":"Let the game run `frames` more frames (1 to 3600, 60 per second), then report the frame\nreached and the entity count. Reports progress every frame when the client asks for it.","execution":{"taskSupport":"optional"},"name":"run_frames","outputSchema":{"properties":{"entities":{"description":"Entities in the world then.","maximum":4294967295,"minimum":0,"type":"integer"},"frame":{"description":"The frame reached.","minimum":0,"type":"integer"},"frames":{"description":"Frames run for this call.","maximum":4294967295,"minimum":0,"type":"integer"}},"required":["frame","frames","entities"],"type":"object"},"title":"Run frames"},{"annotations":{"destructiveHint":true,"idempotentHint":false,"openWorldHint":false,"readOnlyHint":false},"description":"Run Lua in a sandbox (no io, os or package; 16 MiB; 10 million instructions) with read\naccess to the world: `entity_count()`, `get(id, component)`. Prefer the structured tools;\nthe sandbox limits accidents but does not create a security boundary.","name":"run_lua","outputSchema":{"properties":{"value":{"description":"The value, as JSON (`null` when the chunk returns nothing)."}},"required":["value"],"type":"object"}},{"annotations":{"destructiveHint":false,"idempotentHint":false,"openWorldHint":false,"readOnlyHint":false},"description":"Send an event to gameplay, handled on the next frame (`spawn` with `{x, y}` places an\nentity); works after a crash.","name":"send_event","outputSchema":{"properties":{"queued":{"description":"Its position in the event queue.","minimum":0,"type":"integer"}},"required":["queued"],"type":"object"}},{"annotations":{"destructiveHint":true,"idempotentHint":true,"openWorldHint":false,"readOnlyHint":false},"description":"Set a component's complete value on an entity, adding the component when it is missing.","name":"set","outputSchema":{"properties":{"added":{"description":"Whether the component was added (the entity did not have it).","type":"boolean"}},"required":["added"],"type":"object"}}]"#,
+        concat!(
+            r#"[{"annotations":{"destructiveHint":false,"idempotentHint":true,"#,
+            r#""openWorldHint":false,"readOnlyHint":true},"description":"List the "#,
+            r#"component types and the JSON Schema of each.","name":"components_info","#,
+            r#""outputSchema":{"properties":{"components":{"description":"Every "#,
+            r#"component type.","items":{"description":"One component type.","#,
+            r#""properties":{"name":{"description":"Its name, as `query`, `modify` and "#,
+            r#"`set` take it.","type":"string"},"schema":{"description":"The JSON "#,
+            r#"Schema of its value."}},"required":["name","schema"],"type":"object"},"#,
+            r#""type":"array"}},"required":["components"],"type":"object"}},{"#,
+            r#""annotations":{"destructiveHint":false,"idempotentHint":false,"#,
+            r#""openWorldHint":false,"readOnlyHint":true},"description":"Describe the "#,
+            r#"running game; works after a crash.","name":"context","outputSchema":{"#,
+            r#""properties":{"crash":{"description":"The crash traceback, when "#,
+            r#"gameplay has crashed.","type":["string","null"]},"entities":{"#,
+            r#""description":"Entities alive.","maximum":4294967295,"minimum":0,"#,
+            r#""type":"integer"},"frame":{"description":"The frame the game is at.","#,
+            r#""minimum":0,"type":"integer"},"target_fps":{"description":"Frames per "#,
+            r#"second the loop aims at.","maximum":4294967295,"minimum":0,"#,
+            r#""type":"integer"}},"required":["frame","entities","target_fps","crash"],"#,
+            r#""type":"object"}},{"annotations":{"destructiveHint":false,"#,
+            r#""idempotentHint":false,"openWorldHint":false,"readOnlyHint":true},"#,
+            r#""description":"Read the most recent log lines; works after a crash.","#,
+            r#""name":"get_logs","outputSchema":{"properties":{"lines":{"#,
+            r#""description":"Oldest first.","items":{"type":"string"},"#,
+            r#""type":"array"}},"required":["lines"],"type":"object"}},{"annotations":{"#,
+            r#""destructiveHint":false,"idempotentHint":true,"openWorldHint":false,"#,
+            r#""readOnlyHint":true},"description":"Show every component of one "#,
+            r#"entity.","name":"info","outputSchema":{"properties":{"components":{"#,
+            r#""additionalProperties":true,"description":"Component name → value.","#,
+            r#""type":"object"},"id":{"description":"The entity id (`info`, `modify` "#,
+            r#"and `set` take it).","minimum":0,"type":"integer"}},"required":["id","#,
+            r#""components"],"type":"object"}},{"annotations":{"destructiveHint":true,"#,
+            r#""idempotentHint":true,"openWorldHint":false,"readOnlyHint":false},"#,
+            r#""description":"Partially update a component: merge `fields` into its "#,
+            r#"value on each entity. Entities\nwithout the component are skipped; "#,
+            r#"changed columns are marked dirty.","name":"modify","outputSchema":{"#,
+            r#""properties":{"modified":{"description":"Entities updated.","items":{"#,
+            r#""minimum":0,"type":"integer"},"type":"array"},"skipped":{"#,
+            r#""description":"Entities skipped because they lack the component.","#,
+            r#""items":{"minimum":0,"type":"integer"},"type":"array"}},"required":["#,
+            r#""modified","skipped"],"type":"object"}},{"annotations":{"#,
+            r#""destructiveHint":false,"idempotentHint":true,"openWorldHint":false,"#,
+            r#""readOnlyHint":true},"description":"Check that the server answers; "#,
+            r#"works after a crash.","name":"ping","outputSchema":{"properties":{"#,
+            r#""frame":{"description":"The frame the game is at.","minimum":0,"#,
+            r#""type":"integer"},"pong":{"description":"Always true.","#,
+            r#""type":"boolean"}},"required":["pong","frame"],"type":"object"}},{"#,
+            r#""annotations":{"destructiveHint":false,"idempotentHint":true,"#,
+            r#""openWorldHint":false,"readOnlyHint":true},"description":"Count "#,
+            r#"entities that carry a Transform2D","name":"placed_count","#,
+            r#""outputSchema":{"properties":{"count":{"description":"Entities with a "#,
+            r#"Transform2D.","maximum":4294967295,"minimum":0,"type":"integer"}},"#,
+            r#""required":["count"],"type":"object"}},{"annotations":{"#,
+            r#""destructiveHint":false,"idempotentHint":true,"openWorldHint":false,"#,
+            r#""readOnlyHint":true},"description":"List entities that have all the "#,
+            r#"given components, with those components' values.","name":"query","#,
+            r#""outputSchema":{"properties":{"entities":{"description":"The first "#,
+            r#"`limit` of them, by id.","items":{"description":"One entity and the "#,
+            r#"requested components.","properties":{"components":{"#,
+            r#""additionalProperties":true,"description":"Component name → value.","#,
+            r#""type":"object"},"id":{"description":"The entity id (`info`, `modify` "#,
+            r#"and `set` take it).","minimum":0,"type":"integer"}},"required":["id","#,
+            r#""components"],"type":"object"},"type":"array"},"total":{"#,
+            r#""description":"How many entities match in all.","minimum":0,"#,
+            r#""type":"integer"}},"required":["total","entities"],"type":"object"}},{"#,
+            r#""annotations":{"destructiveHint":false,"idempotentHint":false,"#,
+            r#""openWorldHint":false,"readOnlyHint":false,"title":"Run frames"},"#,
+            r#""description":"Let the game run `frames` more frames (1 to 3600, 60 per "#,
+            r#"second), then report the frame\nreached and the entity count. Reports "#,
+            r#"progress every frame when the client asks for it.","execution":{"#,
+            r#""taskSupport":"optional"},"name":"run_frames","outputSchema":{"#,
+            r#""properties":{"entities":{"description":"Entities in the world then.","#,
+            r#""maximum":4294967295,"minimum":0,"type":"integer"},"frame":{"#,
+            r#""description":"The frame reached.","minimum":0,"type":"integer"},"#,
+            r#""frames":{"description":"Frames run for this call.","#,
+            r#""maximum":4294967295,"minimum":0,"type":"integer"}},"required":["frame","#,
+            r#""frames","entities"],"type":"object"},"title":"Run frames"},{"#,
+            r#""annotations":{"destructiveHint":true,"idempotentHint":false,"#,
+            r#""openWorldHint":false,"readOnlyHint":false},"description":"Run Lua in a "#,
+            r#"sandbox (no io, os or package; 16 MiB; 10 million instructions) with "#,
+            r#"read\naccess to the world: `entity_count()`, `get(id, component)`. "#,
+            r#"Prefer the structured tools;\nthe sandbox limits accidents but does not "#,
+            r#"create a security boundary.","name":"run_lua","outputSchema":{"#,
+            r#""properties":{"value":{"description":"The value, as JSON (`null` when "#,
+            r#"the chunk returns nothing)."}},"required":["value"],"type":"object"}},{"#,
+            r#""annotations":{"destructiveHint":false,"idempotentHint":false,"#,
+            r#""openWorldHint":false,"readOnlyHint":false},"description":"Send an "#,
+            r#"event to gameplay, handled on the next frame (`spawn` with `{x, y}` "#,
+            r#"places an\nentity); works after a crash.","name":"send_event","#,
+            r#""outputSchema":{"properties":{"queued":{"description":"Its position in "#,
+            r#"the event queue.","minimum":0,"type":"integer"}},"required":["queued"],"#,
+            r#""type":"object"}},{"annotations":{"destructiveHint":true,"#,
+            r#""idempotentHint":true,"openWorldHint":false,"readOnlyHint":false},"#,
+            r#""description":"Set a component's complete value on an entity, adding "#,
+            r#"the component when it is missing.","name":"set","outputSchema":{"#,
+            r#""properties":{"added":{"description":"Whether the component was added "#,
+            r#"(the entity did not have it).","type":"boolean"}},"required":["added"],"#,
+            r#""type":"object"}}]"#
+        ),
     ),
     &[
         &schemas::COMPONENTS_INFO,
@@ -313,11 +527,11 @@ pub static PROVENANCE: Provenance = Provenance::with_input_schemas(
         &schemas::MODIFY,
         &schemas::SET,
         &schemas::RUN_LUA,
-        &schemas::PING,
-        &schemas::CONTEXT,
+        &schemas::COMPONENTS_INFO,
+        &schemas::COMPONENTS_INFO,
         &schemas::GET_LOGS,
         &schemas::SEND_EVENT,
-        &schemas::PLACED_COUNT,
+        &schemas::COMPONENTS_INFO,
         &schemas::RUN_FRAMES,
     ],
 );
@@ -370,8 +584,7 @@ impl<C: ToolCaller> Client<C> {
     /// MCP tool `components_info`. Server hints: read-only, not destructive, idempotent, closed
     /// world.
     pub async fn components_info(&self) -> Result<types::ComponentsInfoOutput, Error> {
-        self.caller.check_tool(&PROVENANCE, "components_info").await?;
-        self.caller.call_tool_decoded("components_info", Map::new()).await
+        tools::COMPONENTS_INFO.call(&self.caller, &NoArguments {}).await
     }
 
     /// Calls `components_info` like [`Self::components_info`], without unwrapping the result
@@ -379,8 +592,7 @@ impl<C: ToolCaller> Client<C> {
     ///
     /// A result with `isError: true` is still an [`mcp_bindgen::Error::Tool`].
     pub async fn components_info_raw(&self) -> Result<CallToolResult, Error> {
-        self.caller.check_tool(&PROVENANCE, "components_info").await?;
-        mcp_bindgen::call_checked(&self.caller, "components_info", Map::new()).await
+        tools::COMPONENTS_INFO.call_raw(&self.caller, &NoArguments {}).await
     }
 
     /// List entities that have all the given components, with those components' values.
@@ -390,9 +602,7 @@ impl<C: ToolCaller> Client<C> {
         &self,
         args: &types::QueryArgs,
     ) -> Result<types::QueryOutput, Error> {
-        let arguments = checked_arguments(&self.caller, "query", args, &schemas::QUERY)
-            .await?;
-        self.caller.call_tool_decoded("query", arguments).await
+        tools::QUERY.call(&self.caller, args).await
     }
 
     /// Calls `query` like [`Self::query`], without unwrapping the result envelope.
@@ -402,9 +612,7 @@ impl<C: ToolCaller> Client<C> {
         &self,
         args: &types::QueryArgs,
     ) -> Result<CallToolResult, Error> {
-        let arguments = checked_arguments(&self.caller, "query", args, &schemas::QUERY)
-            .await?;
-        mcp_bindgen::call_checked(&self.caller, "query", arguments).await
+        tools::QUERY.call_raw(&self.caller, args).await
     }
 
     /// Show every component of one entity.
@@ -414,9 +622,7 @@ impl<C: ToolCaller> Client<C> {
         &self,
         args: &types::InfoArgs,
     ) -> Result<types::InfoOutput, Error> {
-        let arguments = checked_arguments(&self.caller, "info", args, &schemas::INFO)
-            .await?;
-        self.caller.call_tool_decoded("info", arguments).await
+        tools::INFO.call(&self.caller, args).await
     }
 
     /// Calls `info` like [`Self::info`], without unwrapping the result envelope.
@@ -426,9 +632,7 @@ impl<C: ToolCaller> Client<C> {
         &self,
         args: &types::InfoArgs,
     ) -> Result<CallToolResult, Error> {
-        let arguments = checked_arguments(&self.caller, "info", args, &schemas::INFO)
-            .await?;
-        mcp_bindgen::call_checked(&self.caller, "info", arguments).await
+        tools::INFO.call_raw(&self.caller, args).await
     }
 
     /// Partially update a component: merge `fields` into its value on each entity. Entities
@@ -439,9 +643,7 @@ impl<C: ToolCaller> Client<C> {
         &self,
         args: &types::ModifyArgs,
     ) -> Result<types::ModifyOutput, Error> {
-        let arguments = checked_arguments(&self.caller, "modify", args, &schemas::MODIFY)
-            .await?;
-        self.caller.call_tool_decoded("modify", arguments).await
+        tools::MODIFY.call(&self.caller, args).await
     }
 
     /// Calls `modify` like [`Self::modify`], without unwrapping the result envelope.
@@ -451,27 +653,21 @@ impl<C: ToolCaller> Client<C> {
         &self,
         args: &types::ModifyArgs,
     ) -> Result<CallToolResult, Error> {
-        let arguments = checked_arguments(&self.caller, "modify", args, &schemas::MODIFY)
-            .await?;
-        mcp_bindgen::call_checked(&self.caller, "modify", arguments).await
+        tools::MODIFY.call_raw(&self.caller, args).await
     }
 
     /// Set a component's complete value on an entity, adding the component when it is missing.
     ///
     /// MCP tool `set`. Server hints: not read-only, destructive, idempotent, closed world.
     pub async fn set(&self, args: &types::SetArgs) -> Result<types::SetOutput, Error> {
-        let arguments = checked_arguments(&self.caller, "set", args, &schemas::SET)
-            .await?;
-        self.caller.call_tool_decoded("set", arguments).await
+        tools::SET.call(&self.caller, args).await
     }
 
     /// Calls `set` like [`Self::set`], without unwrapping the result envelope.
     ///
     /// A result with `isError: true` is still an [`mcp_bindgen::Error::Tool`].
     pub async fn set_raw(&self, args: &types::SetArgs) -> Result<CallToolResult, Error> {
-        let arguments = checked_arguments(&self.caller, "set", args, &schemas::SET)
-            .await?;
-        mcp_bindgen::call_checked(&self.caller, "set", arguments).await
+        tools::SET.call_raw(&self.caller, args).await
     }
 
     /// Run Lua in a sandbox (no io, os or package; 16 MiB; 10 million instructions) with read
@@ -485,14 +681,7 @@ impl<C: ToolCaller> Client<C> {
         &self,
         args: &types::RunLuaArgs,
     ) -> Result<types::RunLuaOutput, Error> {
-        let arguments = checked_arguments(
-                &self.caller,
-                "run_lua",
-                args,
-                &schemas::RUN_LUA,
-            )
-            .await?;
-        self.caller.call_tool_decoded("run_lua", arguments).await
+        tools::RUN_LUA.call(&self.caller, args).await
     }
 
     /// Calls `run_lua` like [`Self::run_lua`], without unwrapping the result envelope.
@@ -502,30 +691,21 @@ impl<C: ToolCaller> Client<C> {
         &self,
         args: &types::RunLuaArgs,
     ) -> Result<CallToolResult, Error> {
-        let arguments = checked_arguments(
-                &self.caller,
-                "run_lua",
-                args,
-                &schemas::RUN_LUA,
-            )
-            .await?;
-        mcp_bindgen::call_checked(&self.caller, "run_lua", arguments).await
+        tools::RUN_LUA.call_raw(&self.caller, args).await
     }
 
     /// Check that the server answers; works after a crash.
     ///
     /// MCP tool `ping`. Server hints: read-only, not destructive, idempotent, closed world.
     pub async fn ping(&self) -> Result<types::PingOutput, Error> {
-        self.caller.check_tool(&PROVENANCE, "ping").await?;
-        self.caller.call_tool_decoded("ping", Map::new()).await
+        tools::PING.call(&self.caller, &NoArguments {}).await
     }
 
     /// Calls `ping` like [`Self::ping`], without unwrapping the result envelope.
     ///
     /// A result with `isError: true` is still an [`mcp_bindgen::Error::Tool`].
     pub async fn ping_raw(&self) -> Result<CallToolResult, Error> {
-        self.caller.check_tool(&PROVENANCE, "ping").await?;
-        mcp_bindgen::call_checked(&self.caller, "ping", Map::new()).await
+        tools::PING.call_raw(&self.caller, &NoArguments {}).await
     }
 
     /// Describe the running game; works after a crash.
@@ -533,16 +713,14 @@ impl<C: ToolCaller> Client<C> {
     /// MCP tool `context`. Server hints: read-only, not destructive, not idempotent, closed
     /// world.
     pub async fn context(&self) -> Result<types::ContextOutput, Error> {
-        self.caller.check_tool(&PROVENANCE, "context").await?;
-        self.caller.call_tool_decoded("context", Map::new()).await
+        tools::CONTEXT.call(&self.caller, &NoArguments {}).await
     }
 
     /// Calls `context` like [`Self::context`], without unwrapping the result envelope.
     ///
     /// A result with `isError: true` is still an [`mcp_bindgen::Error::Tool`].
     pub async fn context_raw(&self) -> Result<CallToolResult, Error> {
-        self.caller.check_tool(&PROVENANCE, "context").await?;
-        mcp_bindgen::call_checked(&self.caller, "context", Map::new()).await
+        tools::CONTEXT.call_raw(&self.caller, &NoArguments {}).await
     }
 
     /// Read the most recent log lines; works after a crash.
@@ -553,14 +731,7 @@ impl<C: ToolCaller> Client<C> {
         &self,
         args: &types::GetLogsArgs,
     ) -> Result<types::GetLogsOutput, Error> {
-        let arguments = checked_arguments(
-                &self.caller,
-                "get_logs",
-                args,
-                &schemas::GET_LOGS,
-            )
-            .await?;
-        self.caller.call_tool_decoded("get_logs", arguments).await
+        tools::GET_LOGS.call(&self.caller, args).await
     }
 
     /// Calls `get_logs` like [`Self::get_logs`], without unwrapping the result envelope.
@@ -570,14 +741,7 @@ impl<C: ToolCaller> Client<C> {
         &self,
         args: &types::GetLogsArgs,
     ) -> Result<CallToolResult, Error> {
-        let arguments = checked_arguments(
-                &self.caller,
-                "get_logs",
-                args,
-                &schemas::GET_LOGS,
-            )
-            .await?;
-        mcp_bindgen::call_checked(&self.caller, "get_logs", arguments).await
+        tools::GET_LOGS.call_raw(&self.caller, args).await
     }
 
     /// Send an event to gameplay, handled on the next frame (`spawn` with `{x, y}` places an
@@ -589,14 +753,7 @@ impl<C: ToolCaller> Client<C> {
         &self,
         args: &types::SendEventArgs,
     ) -> Result<types::SendEventOutput, Error> {
-        let arguments = checked_arguments(
-                &self.caller,
-                "send_event",
-                args,
-                &schemas::SEND_EVENT,
-            )
-            .await?;
-        self.caller.call_tool_decoded("send_event", arguments).await
+        tools::SEND_EVENT.call(&self.caller, args).await
     }
 
     /// Calls `send_event` like [`Self::send_event`], without unwrapping the result envelope.
@@ -606,14 +763,7 @@ impl<C: ToolCaller> Client<C> {
         &self,
         args: &types::SendEventArgs,
     ) -> Result<CallToolResult, Error> {
-        let arguments = checked_arguments(
-                &self.caller,
-                "send_event",
-                args,
-                &schemas::SEND_EVENT,
-            )
-            .await?;
-        mcp_bindgen::call_checked(&self.caller, "send_event", arguments).await
+        tools::SEND_EVENT.call_raw(&self.caller, args).await
     }
 
     /// Count entities that carry a Transform2D
@@ -621,8 +771,7 @@ impl<C: ToolCaller> Client<C> {
     /// MCP tool `placed_count`. Server hints: read-only, not destructive, idempotent, closed
     /// world.
     pub async fn placed_count(&self) -> Result<types::PlacedCountOutput, Error> {
-        self.caller.check_tool(&PROVENANCE, "placed_count").await?;
-        self.caller.call_tool_decoded("placed_count", Map::new()).await
+        tools::PLACED_COUNT.call(&self.caller, &NoArguments {}).await
     }
 
     /// Calls `placed_count` like [`Self::placed_count`], without unwrapping the result
@@ -630,8 +779,7 @@ impl<C: ToolCaller> Client<C> {
     ///
     /// A result with `isError: true` is still an [`mcp_bindgen::Error::Tool`].
     pub async fn placed_count_raw(&self) -> Result<CallToolResult, Error> {
-        self.caller.check_tool(&PROVENANCE, "placed_count").await?;
-        mcp_bindgen::call_checked(&self.caller, "placed_count", Map::new()).await
+        tools::PLACED_COUNT.call_raw(&self.caller, &NoArguments {}).await
     }
 
     /// Let the game run `frames` more frames (1 to 3600, 60 per second), then report the frame
@@ -643,14 +791,7 @@ impl<C: ToolCaller> Client<C> {
         &self,
         args: &types::RunFramesArgs,
     ) -> Result<types::RunFramesOutput, Error> {
-        let arguments = checked_arguments(
-                &self.caller,
-                "run_frames",
-                args,
-                &schemas::RUN_FRAMES,
-            )
-            .await?;
-        self.caller.call_tool_decoded("run_frames", arguments).await
+        tools::RUN_FRAMES.call(&self.caller, args).await
     }
 
     /// Calls `run_frames` like [`Self::run_frames`], without unwrapping the result envelope.
@@ -660,14 +801,7 @@ impl<C: ToolCaller> Client<C> {
         &self,
         args: &types::RunFramesArgs,
     ) -> Result<CallToolResult, Error> {
-        let arguments = checked_arguments(
-                &self.caller,
-                "run_frames",
-                args,
-                &schemas::RUN_FRAMES,
-            )
-            .await?;
-        mcp_bindgen::call_checked(&self.caller, "run_frames", arguments).await
+        tools::RUN_FRAMES.call_raw(&self.caller, args).await
     }
 
     /// Starts `run_frames` as a task and returns its handle at once:
@@ -683,28 +817,8 @@ impl<C: ToolCaller> Client<C> {
         &self,
         args: &types::RunFramesArgs,
     ) -> Result<TaskHandle<types::RunFramesOutput>, Error> {
-        let arguments = checked_arguments(
-                &self.caller,
-                "run_frames",
-                args,
-                &schemas::RUN_FRAMES,
-            )
-            .await?;
-        Ok(self.caller.call_tool_as_task("run_frames", arguments).await?.typed())
+        tools::RUN_FRAMES.start_task(&self.caller, args).await
     }
-}
-
-/// A call's arguments: `args` as JSON, checked against the tool's input `schema`,
-/// once the drift guard has checked the tool against the server's list.
-async fn checked_arguments<C: ToolCaller>(
-    caller: &C,
-    tool: &str,
-    args: &impl Serialize,
-    schema: &ToolSchema,
-) -> Result<Map<String, Value>, Error> {
-    let arguments = mcp_bindgen::encode_arguments(tool, args, Some(schema))?;
-    caller.check_tool(&PROVENANCE, tool).await?;
-    Ok(arguments)
 }
 
 /// A stand-in for the tecs.io.mcp MCP server in tests: one method per tool, typed as

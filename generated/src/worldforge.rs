@@ -12,10 +12,7 @@
 //! to it.
 
 use std::future::Future;
-use mcp_bindgen::{
-    CallToolResult, DriftReport, Error, Provenance, ToolCaller, ToolError, ToolSchema,
-};
-use serde::Serialize;
+use mcp_bindgen::{CallToolResult, DriftReport, Error, Provenance, ToolCaller, ToolError};
 use serde_json::{Map, Value};
 
 /// Argument and result types of the tools.
@@ -185,39 +182,125 @@ pub mod types {
     }
 }
 
-/// The tools' input schemas: each call's arguments are checked against its tool's
-/// before the call is sent, and `PROVENANCE` records them.
+/// The tools' input schemas, each written once: each call's arguments are checked
+/// against its tool's before the call is sent, and `PROVENANCE` records them.
 mod schemas {
     use mcp_bindgen::ToolSchema;
 
     /// The input schema of `read_world`, as the server sent it.
     pub(super) static READ_WORLD: ToolSchema = ToolSchema::new(
-        r#"{"type":"object","properties":{"id":{"type":"string","description":"The world's id"}},"required":["id"],"additionalProperties":false}"#,
+        concat!(
+            r#"{"type":"object","properties":{"id":{"type":"string","description":"The "#,
+            r#"world's id"}},"required":["id"],"additionalProperties":false}"#
+        ),
     );
 
     /// The input schema of `get_world_summary`, as the server sent it.
     pub(super) static GET_WORLD_SUMMARY: ToolSchema = ToolSchema::new(
-        r#"{"type":"object","properties":{"world_id":{"type":"string","description":"The world's id"}},"required":["world_id"],"additionalProperties":false}"#,
+        concat!(
+            r#"{"type":"object","properties":{"world_id":{"type":"string","#,
+            r#""description":"The world's id"}},"required":["world_id"],"#,
+            r#""additionalProperties":false}"#
+        ),
     );
 
     /// The input schema of `list_lore`, as the server sent it.
     pub(super) static LIST_LORE: ToolSchema = ToolSchema::new(
-        r#"{"type":"object","properties":{"world_id":{"type":"string","description":"The world's id"},"collection":{"type":"string","description":"A lore collection"}},"required":["world_id"],"additionalProperties":false}"#,
+        concat!(
+            r#"{"type":"object","properties":{"world_id":{"type":"string","#,
+            r#""description":"The world's id"},"collection":{"type":"string","#,
+            r#""description":"A lore collection"}},"required":["world_id"],"#,
+            r#""additionalProperties":false}"#
+        ),
     );
 
     /// The input schema of `propose_lore`, as the server sent it.
     pub(super) static PROPOSE_LORE: ToolSchema = ToolSchema::new(
-        r#"{"type":"object","properties":{"world_id":{"type":"string","description":"The world's id"},"operations":{"type":"array","items":{"oneOf":[{"type":"object","properties":{"op":{"type":"string","const":"upsert"},"collection":{"type":"string"},"entity":{"type":"object"}},"required":["op","collection","entity"],"additionalProperties":false},{"type":"object","properties":{"op":{"type":"string","const":"remove"},"collection":{"type":"string"},"id":{"type":"string"}},"required":["op","collection","id"],"additionalProperties":false}]}},"diff_summary":{"type":"string","description":"What the proposal changes"},"changeset_id":{"type":"string","description":"Changeset to add the proposal to"}},"required":["world_id","operations","diff_summary"],"additionalProperties":false}"#,
+        concat!(
+            r#"{"type":"object","properties":{"world_id":{"type":"string","#,
+            r#""description":"The world's id"},"operations":{"type":"array","items":{"#,
+            r#""oneOf":[{"type":"object","properties":{"op":{"type":"string","#,
+            r#""const":"upsert"},"collection":{"type":"string"},"entity":{"#,
+            r#""type":"object"}},"required":["op","collection","entity"],"#,
+            r#""additionalProperties":false},{"type":"object","properties":{"op":{"#,
+            r#""type":"string","const":"remove"},"collection":{"type":"string"},"id":{"#,
+            r#""type":"string"}},"required":["op","collection","id"],"#,
+            r#""additionalProperties":false}]}},"diff_summary":{"type":"string","#,
+            r#""description":"What the proposal changes"},"changeset_id":{"#,
+            r#""type":"string","description":"Changeset to add the proposal to"}},"#,
+            r#""required":["world_id","operations","diff_summary"],"#,
+            r#""additionalProperties":false}"#
+        ),
     );
 
     /// The input schema of `list_wiki_pages`, as the server sent it.
     pub(super) static LIST_WIKI_PAGES: ToolSchema = ToolSchema::new(
-        r#"{"type":"object","properties":{"world_id":{"type":"string","description":"The world's id"},"kind":{"type":"string","enum":["lore","faction","place","quest-log"]}},"required":["world_id"],"additionalProperties":false}"#,
+        concat!(
+            r#"{"type":"object","properties":{"world_id":{"type":"string","#,
+            r#""description":"The world's id"},"kind":{"type":"string","enum":["lore","#,
+            r#""faction","place","quest-log"]}},"required":["world_id"],"#,
+            r#""additionalProperties":false}"#
+        ),
     );
 
     /// The input schema of `search_pois`, as the server sent it.
     pub(super) static SEARCH_POIS: ToolSchema = ToolSchema::new(
-        r#"{"type":"object","properties":{"world_id":{"type":"string","description":"The world's id"},"request":{"type":"object","properties":{"name":{"type":"string"},"category":{"type":"string"},"tags":{"type":"array","items":{"type":"string"}},"x":{"type":"number"},"y":{"type":"number"},"radiusPx":{"type":"number"},"limit":{"type":"integer"}},"additionalProperties":false}},"required":["world_id","request"],"additionalProperties":false}"#,
+        concat!(
+            r#"{"type":"object","properties":{"world_id":{"type":"string","#,
+            r#""description":"The world's id"},"request":{"type":"object","#,
+            r#""properties":{"name":{"type":"string"},"category":{"type":"string"},"#,
+            r#""tags":{"type":"array","items":{"type":"string"}},"x":{"type":"number"},"#,
+            r#""y":{"type":"number"},"radiusPx":{"type":"number"},"limit":{"#,
+            r#""type":"integer"}},"additionalProperties":false}},"required":["#,
+            r#""world_id","request"],"additionalProperties":false}"#
+        ),
+    );
+}
+
+/// One descriptor per tool, which its methods call through.
+mod tools {
+    use mcp_bindgen::ToolDescriptor;
+
+    /// `read_world`: its name, its input schema, and this module's provenance.
+    pub(super) static READ_WORLD: ToolDescriptor = ToolDescriptor::new(
+        "read_world",
+        &super::schemas::READ_WORLD,
+        &super::PROVENANCE,
+    );
+
+    /// `get_world_summary`: its name, its input schema, and this module's provenance.
+    pub(super) static GET_WORLD_SUMMARY: ToolDescriptor = ToolDescriptor::new(
+        "get_world_summary",
+        &super::schemas::GET_WORLD_SUMMARY,
+        &super::PROVENANCE,
+    );
+
+    /// `list_lore`: its name, its input schema, and this module's provenance.
+    pub(super) static LIST_LORE: ToolDescriptor = ToolDescriptor::new(
+        "list_lore",
+        &super::schemas::LIST_LORE,
+        &super::PROVENANCE,
+    );
+
+    /// `propose_lore`: its name, its input schema, and this module's provenance.
+    pub(super) static PROPOSE_LORE: ToolDescriptor = ToolDescriptor::new(
+        "propose_lore",
+        &super::schemas::PROPOSE_LORE,
+        &super::PROVENANCE,
+    );
+
+    /// `list_wiki_pages`: its name, its input schema, and this module's provenance.
+    pub(super) static LIST_WIKI_PAGES: ToolDescriptor = ToolDescriptor::new(
+        "list_wiki_pages",
+        &super::schemas::LIST_WIKI_PAGES,
+        &super::PROVENANCE,
+    );
+
+    /// `search_pois`: its name, its input schema, and this module's provenance.
+    pub(super) static SEARCH_POIS: ToolDescriptor = ToolDescriptor::new(
+        "search_pois",
+        &super::schemas::SEARCH_POIS,
+        &super::PROVENANCE,
     );
 }
 
@@ -239,7 +322,16 @@ pub static PROVENANCE: Provenance = Provenance::with_input_schemas(
         "mcp-bindgen 0.1.0",
         "sha256:73920309b5709e57d181bbc0e30f72203d8d5cd0a0953f7ad822085f56ee4727",
         TOOL_NAMES,
-        r#"[{"description":"Get a world's summary.","name":"get_world_summary"},{"description":"List a world's lore, optionally one collection.","name":"list_lore"},{"description":"List a world's wiki pages, optionally of one kind.","name":"list_wiki_pages"},{"description":"File a lore change proposal into the owner/GM review queue; never writes lore directly.","name":"propose_lore"},{"description":"Read a world.","name":"read_world"},{"description":"Search a world's points of interest.","name":"search_pois"}]"#,
+        concat!(
+            r#"[{"description":"Get a world's summary.","name":"get_world_summary"},{"#,
+            r#""description":"List a world's lore, optionally one collection.","#,
+            r#""name":"list_lore"},{"description":"List a world's wiki pages, "#,
+            r#"optionally of one kind.","name":"list_wiki_pages"},{"description":"File "#,
+            r#"a lore change proposal into the owner/GM review queue; never writes "#,
+            r#"lore directly.","name":"propose_lore"},{"description":"Read a world.","#,
+            r#""name":"read_world"},{"description":"Search a world's points of "#,
+            r#"interest.","name":"search_pois"}]"#
+        ),
     ),
     &[
         &schemas::READ_WORLD,
@@ -297,14 +389,7 @@ impl<C: ToolCaller> Client<C> {
     ///
     /// MCP tool `read_world`. The server declares no result type, so the result is JSON.
     pub async fn read_world(&self, args: &types::ReadWorldArgs) -> Result<Value, Error> {
-        let arguments = checked_arguments(
-                &self.caller,
-                "read_world",
-                args,
-                &schemas::READ_WORLD,
-            )
-            .await?;
-        self.caller.call_tool_decoded("read_world", arguments).await
+        tools::READ_WORLD.call(&self.caller, args).await
     }
 
     /// Calls `read_world` like [`Self::read_world`], without unwrapping the result envelope.
@@ -314,14 +399,7 @@ impl<C: ToolCaller> Client<C> {
         &self,
         args: &types::ReadWorldArgs,
     ) -> Result<CallToolResult, Error> {
-        let arguments = checked_arguments(
-                &self.caller,
-                "read_world",
-                args,
-                &schemas::READ_WORLD,
-            )
-            .await?;
-        mcp_bindgen::call_checked(&self.caller, "read_world", arguments).await
+        tools::READ_WORLD.call_raw(&self.caller, args).await
     }
 
     /// Get a world's summary.
@@ -331,14 +409,7 @@ impl<C: ToolCaller> Client<C> {
         &self,
         args: &types::GetWorldSummaryArgs,
     ) -> Result<Value, Error> {
-        let arguments = checked_arguments(
-                &self.caller,
-                "get_world_summary",
-                args,
-                &schemas::GET_WORLD_SUMMARY,
-            )
-            .await?;
-        self.caller.call_tool_decoded("get_world_summary", arguments).await
+        tools::GET_WORLD_SUMMARY.call(&self.caller, args).await
     }
 
     /// Calls `get_world_summary` like [`Self::get_world_summary`], without unwrapping the
@@ -349,28 +420,14 @@ impl<C: ToolCaller> Client<C> {
         &self,
         args: &types::GetWorldSummaryArgs,
     ) -> Result<CallToolResult, Error> {
-        let arguments = checked_arguments(
-                &self.caller,
-                "get_world_summary",
-                args,
-                &schemas::GET_WORLD_SUMMARY,
-            )
-            .await?;
-        mcp_bindgen::call_checked(&self.caller, "get_world_summary", arguments).await
+        tools::GET_WORLD_SUMMARY.call_raw(&self.caller, args).await
     }
 
     /// List a world's lore, optionally one collection.
     ///
     /// MCP tool `list_lore`. The server declares no result type, so the result is JSON.
     pub async fn list_lore(&self, args: &types::ListLoreArgs) -> Result<Value, Error> {
-        let arguments = checked_arguments(
-                &self.caller,
-                "list_lore",
-                args,
-                &schemas::LIST_LORE,
-            )
-            .await?;
-        self.caller.call_tool_decoded("list_lore", arguments).await
+        tools::LIST_LORE.call(&self.caller, args).await
     }
 
     /// Calls `list_lore` like [`Self::list_lore`], without unwrapping the result envelope.
@@ -380,14 +437,7 @@ impl<C: ToolCaller> Client<C> {
         &self,
         args: &types::ListLoreArgs,
     ) -> Result<CallToolResult, Error> {
-        let arguments = checked_arguments(
-                &self.caller,
-                "list_lore",
-                args,
-                &schemas::LIST_LORE,
-            )
-            .await?;
-        mcp_bindgen::call_checked(&self.caller, "list_lore", arguments).await
+        tools::LIST_LORE.call_raw(&self.caller, args).await
     }
 
     /// File a lore change proposal into the owner/GM review queue; never writes lore directly.
@@ -397,14 +447,7 @@ impl<C: ToolCaller> Client<C> {
         &self,
         args: &types::ProposeLoreArgs,
     ) -> Result<Value, Error> {
-        let arguments = checked_arguments(
-                &self.caller,
-                "propose_lore",
-                args,
-                &schemas::PROPOSE_LORE,
-            )
-            .await?;
-        self.caller.call_tool_decoded("propose_lore", arguments).await
+        tools::PROPOSE_LORE.call(&self.caller, args).await
     }
 
     /// Calls `propose_lore` like [`Self::propose_lore`], without unwrapping the result
@@ -415,14 +458,7 @@ impl<C: ToolCaller> Client<C> {
         &self,
         args: &types::ProposeLoreArgs,
     ) -> Result<CallToolResult, Error> {
-        let arguments = checked_arguments(
-                &self.caller,
-                "propose_lore",
-                args,
-                &schemas::PROPOSE_LORE,
-            )
-            .await?;
-        mcp_bindgen::call_checked(&self.caller, "propose_lore", arguments).await
+        tools::PROPOSE_LORE.call_raw(&self.caller, args).await
     }
 
     /// List a world's wiki pages, optionally of one kind.
@@ -432,14 +468,7 @@ impl<C: ToolCaller> Client<C> {
         &self,
         args: &types::ListWikiPagesArgs,
     ) -> Result<Value, Error> {
-        let arguments = checked_arguments(
-                &self.caller,
-                "list_wiki_pages",
-                args,
-                &schemas::LIST_WIKI_PAGES,
-            )
-            .await?;
-        self.caller.call_tool_decoded("list_wiki_pages", arguments).await
+        tools::LIST_WIKI_PAGES.call(&self.caller, args).await
     }
 
     /// Calls `list_wiki_pages` like [`Self::list_wiki_pages`], without unwrapping the result
@@ -450,14 +479,7 @@ impl<C: ToolCaller> Client<C> {
         &self,
         args: &types::ListWikiPagesArgs,
     ) -> Result<CallToolResult, Error> {
-        let arguments = checked_arguments(
-                &self.caller,
-                "list_wiki_pages",
-                args,
-                &schemas::LIST_WIKI_PAGES,
-            )
-            .await?;
-        mcp_bindgen::call_checked(&self.caller, "list_wiki_pages", arguments).await
+        tools::LIST_WIKI_PAGES.call_raw(&self.caller, args).await
     }
 
     /// Search a world's points of interest.
@@ -467,14 +489,7 @@ impl<C: ToolCaller> Client<C> {
         &self,
         args: &types::SearchPoisArgs,
     ) -> Result<Value, Error> {
-        let arguments = checked_arguments(
-                &self.caller,
-                "search_pois",
-                args,
-                &schemas::SEARCH_POIS,
-            )
-            .await?;
-        self.caller.call_tool_decoded("search_pois", arguments).await
+        tools::SEARCH_POIS.call(&self.caller, args).await
     }
 
     /// Calls `search_pois` like [`Self::search_pois`], without unwrapping the result envelope.
@@ -484,28 +499,8 @@ impl<C: ToolCaller> Client<C> {
         &self,
         args: &types::SearchPoisArgs,
     ) -> Result<CallToolResult, Error> {
-        let arguments = checked_arguments(
-                &self.caller,
-                "search_pois",
-                args,
-                &schemas::SEARCH_POIS,
-            )
-            .await?;
-        mcp_bindgen::call_checked(&self.caller, "search_pois", arguments).await
+        tools::SEARCH_POIS.call_raw(&self.caller, args).await
     }
-}
-
-/// A call's arguments: `args` as JSON, checked against the tool's input `schema`,
-/// once the drift guard has checked the tool against the server's list.
-async fn checked_arguments<C: ToolCaller>(
-    caller: &C,
-    tool: &str,
-    args: &impl Serialize,
-    schema: &ToolSchema,
-) -> Result<Map<String, Value>, Error> {
-    let arguments = mcp_bindgen::encode_arguments(tool, args, Some(schema))?;
-    caller.check_tool(&PROVENANCE, tool).await?;
-    Ok(arguments)
 }
 
 /// A stand-in for the WorldForge MCP server in tests: one method per tool, typed as

@@ -212,11 +212,6 @@ impl Schemas {
     }
 }
 
-/// The arguments of a tool that takes none: any object (the input schema says which are
-/// refused), decoded into nothing.
-#[derive(Debug, Clone, Copy, Default, serde::Deserialize)]
-pub struct NoArguments {}
-
 /// The failure of a tool a fake does not implement: a [`ToolError`] with code `not_faked`
 /// naming the tool and the `Fake` method to write. What the trait's default methods return.
 pub fn not_faked(tool: &str, method: &str) -> ToolError {

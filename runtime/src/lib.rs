@@ -2,8 +2,9 @@
 //! clients (and the games that host MCP tools) link.
 //!
 //! Generated code talks to a server through one seam, the [`ToolCaller`] trait: an async
-//! `call_tool(name, arguments)`. Every generated method is three steps over it, each a function
-//! of this crate that you can also call by hand:
+//! `call_tool(name, arguments)`. A generated module holds one [`ToolDescriptor`] per tool (its
+//! name and input schema), and each of its methods is one call of that descriptor, which takes
+//! three steps over the seam, each a function of this crate that you can also call by hand:
 //!
 //! 1. [`encode_arguments`] serialises the typed arguments and checks them against the tool's
 //!    input schema ([`ToolSchema`]), so a value the server would refuse (an integer over its
@@ -12,10 +13,12 @@
 //! 3. [`decode_result`] applies the envelope rules and deserialises the value into the result
 //!    type, reporting the JSON path of the first field that does not fit.
 //!
-//! The typed methods take steps 2 and 3 in one, [`ToolCaller::call_tool_decoded`]: by default
-//! `call_tool` then `decode_result`, while the client transports decode the result type
-//! straight from the response's bytes (same rules, same errors). The `_raw` methods are steps 1
-//! and 2.
+//! The typed methods ([`ToolDescriptor::call`]) take steps 2 and 3 in one,
+//! [`ToolCaller::call_tool_decoded`]: by default `call_tool` then `decode_result`, while the
+//! client transports decode the result type straight from the response's bytes (same rules,
+//! same errors). The `_raw` methods ([`ToolDescriptor::call_raw`]) are steps 1 and 2. Between
+//! steps 1 and 2, the caller's drift guard checks the tool against the server's list
+//! ([`ToolCaller::check_tool`], see [`drift`]).
 //!
 //! The envelope rules, in order (applied by [`decode_result`]):
 //!
@@ -66,6 +69,7 @@
 
 mod caller;
 pub mod cassette;
+mod descriptor;
 pub mod drift;
 mod envelope;
 pub mod era;
@@ -82,6 +86,7 @@ mod trace;
 pub mod uri_template;
 
 pub use caller::ToolCaller;
+pub use descriptor::{NoArguments, ToolDescriptor};
 pub use drift::{DriftPolicy, DriftReport, Provenance};
 pub use envelope::{ToolError, call_checked, decode_result, encode_arguments};
 pub use error::Error;

@@ -96,6 +96,21 @@ fn every_corpus_server_is_typed_consistent_and_pinned() {
             .collect();
         let code = module.to_module_file(COMMAND);
         let missing = undefined_type_names(&code);
+        // Code within 100 columns (but for a function whose name alone is longer); prose the
+        // generator must not reflow (a fenced example, a table row, a URL) may pass it.
+        failures.extend(
+            long_lines(&code)
+                .filter(|(_, line)| {
+                    let line = line.trim_start();
+                    let comment = line.starts_with("//");
+                    let bare_name = line.starts_with("pub(super) fn ") && line.ends_with("()");
+                    !comment && !bare_name
+                })
+                .map(|(n, line)| {
+                    let len = line.chars().count();
+                    format!("{name}.rs:{n}: a line of {len} characters (at most 100)")
+                }),
+        );
         // Pinned, and compiled under clippy (`snapshots/corpus/mod.rs`).
         expect_test::expect_file![root().join(format!("snapshots/corpus/{name}.rs"))]
             .assert_eq(&code);
@@ -151,6 +166,14 @@ fn every_corpus_server_is_typed_consistent_and_pinned() {
         total.degraded.len()
     );
     assert!(failures.is_empty(), "{failures:#?}");
+}
+
+/// The lines of `code` over 100 characters, with their numbers (from 1).
+fn long_lines(code: &str) -> impl Iterator<Item = (usize, &str)> + '_ {
+    code.lines()
+        .enumerate()
+        .map(|(i, line)| (i + 1, line))
+        .filter(|(_, line)| line.chars().count() > 100)
 }
 
 /// How a server's tools are typed: arguments with no `serde_json::Value` anywhere in them

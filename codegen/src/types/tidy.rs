@@ -27,7 +27,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use proc_macro2::{Ident, TokenStream, TokenTree};
 use quote::quote;
 
-use crate::docs::doc_lines;
+use crate::docs::{dedent, doc_lines, wrap};
 use syn::visit_mut::VisitMut;
 
 /// The runtime's module for generated code.
@@ -54,7 +54,11 @@ pub(crate) fn tidy(
     let merged = merge_identical(items, roots) + plain_once(items, roots);
     ConversionErrors::default().visit_items(items);
     for item in items.iter_mut() {
-        Docs { root_docs }.visit_item_mut(item);
+        Docs {
+            root_docs,
+            depth: Docs::TYPES_DEPTH,
+        }
+        .visit_item_mut(item);
     }
     super::serde_names::rename_all(items);
     merged
@@ -793,17 +797,36 @@ impl VisitMut for ConversionErrors {
     }
 }
 
-/// Doc comments: no filler, one line per attribute, continuations indented.
+/// Doc comments: no filler, one line per attribute, continuations indented, long lines
+/// broken so that none passes 100 columns where it is printed.
 struct Docs<'a> {
     root_docs: &'a BTreeMap<String, String>,
+    /// How many indents deep the item being walked is printed: an item of the `types` module
+    /// is two deep when the module is wrapped in a `pub mod` of its own.
+    depth: usize,
 }
 
 impl Docs<'_> {
+    /// The depth of the items of the `types` module.
+    const TYPES_DEPTH: usize = 2;
+
+    /// The width of a doc's text at the current depth, less `/// `.
+    fn width(&self) -> usize {
+        (100 - 4usize).saturating_sub(4 * self.depth).max(40)
+    }
+
+    /// Walks what is inside an item one indent deeper.
+    fn deeper(&mut self, walk: impl FnOnce(&mut Self)) {
+        self.depth += 1;
+        walk(self);
+        self.depth -= 1;
+    }
+
     fn fix(&self, attrs: &mut Vec<syn::Attribute>, name: Option<&str>) {
         let text = doc_text(attrs);
         let Some(at) = attrs.iter().position(|a| a.path().is_ident("doc")) else {
             if let Some(doc) = name.and_then(|n| self.root_docs.get(n)) {
-                attrs.splice(0..0, doc_attrs(doc));
+                attrs.splice(0..0, doc_attrs(&wrap(doc, self.width())));
             }
             return;
         };
@@ -817,7 +840,7 @@ impl Docs<'_> {
             (None, _) => return,
         };
         let at = at.min(attrs.len());
-        attrs.splice(at..at, doc_attrs(&text));
+        attrs.splice(at..at, doc_attrs(&wrap(&dedent(&text), self.width())));
     }
 }
 
@@ -833,7 +856,7 @@ impl VisitMut for Docs<'_> {
             syn::Item::Fn(f) => self.fix(&mut f.attrs, None),
             _ => {}
         }
-        syn::visit_mut::visit_item_mut(self, item);
+        self.deeper(|docs| syn::visit_mut::visit_item_mut(docs, item));
     }
 
     fn visit_field_mut(&mut self, field: &mut syn::Field) {
@@ -843,7 +866,7 @@ impl VisitMut for Docs<'_> {
 
     fn visit_variant_mut(&mut self, variant: &mut syn::Variant) {
         self.fix(&mut variant.attrs, None);
-        syn::visit_mut::visit_variant_mut(self, variant);
+        self.deeper(|docs| syn::visit_mut::visit_variant_mut(docs, variant));
     }
 
     fn visit_impl_item_fn_mut(&mut self, f: &mut syn::ImplItemFn) {
