@@ -1,7 +1,8 @@
 //! What the clients' drift check costs (BENCHMARKS.md, "Drift check").
 //!
 //! - At connect, when nothing changed: the digest of a 100- and a 1,000-tool list, against
-//!   parsing that list's JSON (which every `tools/list` round trip pays anyway: the anchor).
+//!   parsing that list's JSON (which every `tools/list` round trip pays anyway: the anchor);
+//!   and the check as a client of 20 of those 1,000 tools runs it (only those 20 hashed).
 //! - When something changed: the classification of the largest capture in the corpus against a
 //!   changed copy (a property made required, a tool removed, a description changed).
 //!
@@ -66,6 +67,21 @@ fn connect(c: &mut Criterion) {
             b.iter(|| digest::digest(black_box(&list)))
         });
     }
+    // What the client's check does for a module that calls 20 of a server's 1,000 tools:
+    // the live list restricted to the module's names, and only those hashed (the runtime's
+    // `client::drift::judge` when nothing changed).
+    let list = tools(&corpus, 1000);
+    let names: Vec<String> = (0..1000).step_by(50).map(|i| format!("tool_{i}")).collect();
+    group.bench_function("check 20 of 1000 tools", |b| {
+        b.iter(|| {
+            let names: std::collections::HashSet<&str> =
+                black_box(&names).iter().map(String::as_str).collect();
+            let mine = black_box(&list)
+                .iter()
+                .filter(|t| names.contains(t.get("name").and_then(Value::as_str).unwrap_or("")));
+            digest::digest(mine)
+        })
+    });
     group.finish();
 }
 
