@@ -1,6 +1,6 @@
 //! `mcp-bindgen`: typed Rust bindings for MCP tool servers. `mcp-bindgen --help` lists the
-//! commands (`capture`, `generate`, `regenerate`, `diff`); the command line itself lives in
-//! `mcp_bindgen_codegen::cli`, so that the generator library and this binary stay one thing.
+//! commands (`capture`, `generate`, `regenerate`, `diff`); the command line itself is this
+//! crate's library, [`mcp_bindgen_cli::main`].
 
 use std::process::ExitCode;
 
@@ -10,5 +10,5 @@ use std::process::ExitCode;
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 fn main() -> ExitCode {
-    mcp_bindgen_codegen::cli::main()
+    mcp_bindgen_cli::main()
 }

@@ -63,13 +63,6 @@ mod naming;
 
 // Comparing and capturing servers.
 pub mod diff;
-#[cfg(feature = "cli")]
-pub mod live;
-// The command line (installed by the `mcp-bindgen-cli` crate).
-#[cfg(feature = "cli")]
-pub mod cli;
-#[cfg(feature = "cli")]
-mod console;
 
 pub use builder::Builder;
 pub use config::ServerConfig;

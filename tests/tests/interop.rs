@@ -1111,7 +1111,7 @@ fn typescript_v2_server_over_https_both_eras() {
     }
 
     // capture's flags (--url, --cacert) record the negotiated version.
-    let live = mcp_bindgen_codegen::live::LiveArgs {
+    let live = mcp_bindgen_cli::live::LiveArgs {
         url: Some(peer.url.clone()),
         cacert: Some(pki.path("ca.pem")),
         ..Default::default()
@@ -1187,7 +1187,7 @@ fn python_server_over_https_both_eras() {
             result.texts().collect::<Vec<_>>()
         );
     }
-    let live = mcp_bindgen_codegen::live::LiveArgs {
+    let live = mcp_bindgen_cli::live::LiveArgs {
         url: Some(peer.url.clone()),
         cacert: Some(pki.path("ca.pem")),
         ..Default::default()
@@ -1478,7 +1478,7 @@ fn proxies_from_the_environment_and_the_builder() {
 #[ignore = "needs the npm peers: run scripts/test.sh"]
 fn oauth_protected_sdk_server_over_https() {
     use mcp_bindgen::oauth::{FileTokenStore, OAuth};
-    use mcp_bindgen_codegen::live::LiveArgs;
+    use mcp_bindgen_cli::live::LiveArgs;
     let pki = Pki::new();
     let mut child = Command::new(node())
         .arg(interop().join("ts_oauth_server.mjs"))

@@ -9,7 +9,7 @@
 use std::time::{Duration, Instant};
 
 use mcp_bindgen::{Error, HttpClient, StdioClient, ToolCaller};
-use mcp_bindgen_codegen::live::{LiveOptions, capture_http, capture_stdio};
+use mcp_bindgen_cli::live::{LiveOptions, capture_http, capture_stdio};
 use mcp_bindgen_tests::everything::{Client, TOOL_NAMES, prompts, types};
 use serde_json::json;
 

@@ -200,18 +200,18 @@ pub(crate) fn count(n: usize, noun: &str) -> String {
 pub(crate) fn write_output(
     output: &std::path::Path,
     text: &str,
-) -> Result<(), crate::error::Error> {
+) -> Result<(), mcp_bindgen_codegen::Error> {
     if output == std::path::Path::new("-") {
         let mut out = std::io::stdout().lock();
         return out
             .write_all(text.as_bytes())
             .and_then(|()| out.flush())
-            .map_err(|source| crate::error::Error::Io {
+            .map_err(|source| mcp_bindgen_codegen::Error::Io {
                 path: output.to_path_buf(),
                 source,
             });
     }
-    std::fs::write(output, text).map_err(|source| crate::error::Error::Io {
+    std::fs::write(output, text).map_err(|source| mcp_bindgen_codegen::Error::Io {
         path: output.to_path_buf(),
         source,
     })

@@ -2,7 +2,7 @@
 //! HTTP (`http://` or `https://`) or a child process's stdio, following `nextCursor`, keeping
 //! each tool as the server sent it, and recording the server's name, version, the negotiated
 //! protocol version and, when the server sent them, the list's caching hints (`ttlMs`,
-//! `cacheScope`). The result is a capture that [`crate::capture`], `generate` and `regenerate`
+//! `cacheScope`). The result is a capture that [`mcp_bindgen_codegen::capture`], `generate` and `regenerate`
 //! read directly.
 
 use std::path::PathBuf;

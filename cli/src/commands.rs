@@ -5,14 +5,12 @@
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use crate::config::ServerConfig;
-use crate::console;
-use crate::error::Error;
-use crate::generate::{Generator, on_generator_stack};
-use crate::live::LiveArgs;
-use crate::manifest::{self, FileStatus};
-use crate::{capture, diff};
 use clap::{Parser, Subcommand};
+use mcp_bindgen_codegen::manifest::{self, FileStatus};
+use mcp_bindgen_codegen::{Error, Generator, ServerConfig, capture, diff, on_generator_stack};
+
+use crate::console;
+use crate::live::LiveArgs;
 
 /// Typed Rust bindings for MCP tool servers.
 #[derive(Debug, Parser)]
@@ -462,7 +460,7 @@ fn diff(
         }
     };
     let report = diff::diff(&old, &new, &diff::Options { level });
-    let name = |c: &crate::model::Capture| c.file.display().to_string();
+    let name = |c: &mcp_bindgen_codegen::model::Capture| c.file.display().to_string();
     let rendered = format.render(&report, &name(&old), &name(&new));
     // A reader that stops early (`diff … | head`) is not an error: the verdict stands.
     if let Err(e) = std::io::Write::write_all(&mut std::io::stdout().lock(), rendered.as_bytes())
