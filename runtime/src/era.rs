@@ -5,33 +5,34 @@
 //! session); 2026-07-28 is the *modern* era (stateless: every request carries its protocol
 //! version, client capabilities and client info in `params._meta`, and no handshake).
 
-/// The two protocol eras.
+/// The two protocol eras, named for how a connection works in each rather than for when they
+/// came (the next revision will not make either one "legacy" or "modern").
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Era {
     /// 2024-11-05 to 2025-11-25: an `initialize` handshake, then a session; requests carry no
     /// `_meta` version.
-    Legacy,
+    Session,
     /// 2026-07-28: stateless; every request carries its version and client capabilities in
     /// `params._meta`.
-    Modern,
+    Stateless,
 }
 
 /// Every protocol version this crate speaks, with its era, newest first: the one list the
 /// server's `supportedVersions` and unsupported-version errors, `initialize`'s negotiation and
 /// the client's choice of version are read from.
 pub const VERSIONS: &[(&str, Era)] = &[
-    ("2026-07-28", Era::Modern),
-    ("2025-11-25", Era::Legacy),
-    ("2025-06-18", Era::Legacy),
-    ("2025-03-26", Era::Legacy),
-    ("2024-11-05", Era::Legacy),
+    ("2026-07-28", Era::Stateless),
+    ("2025-11-25", Era::Session),
+    ("2025-06-18", Era::Session),
+    ("2025-03-26", Era::Session),
+    ("2024-11-05", Era::Session),
 ];
 
 /// The newest legacy-era version.
-pub const LATEST_LEGACY: &str = latest(Era::Legacy);
+pub const LATEST_LEGACY: &str = latest(Era::Session);
 
 /// The newest modern-era version.
-pub const LATEST_MODERN: &str = latest(Era::Modern);
+pub const LATEST_MODERN: &str = latest(Era::Stateless);
 
 /// The first (newest) version of `era` in [`VERSIONS`]; evaluated at compile time.
 const fn latest(era: Era) -> &'static str {
@@ -55,7 +56,7 @@ pub fn era_of(version: &str) -> Option<Era> {
 
 /// Whether `version` belongs to the modern (stateless) era.
 pub fn is_modern(version: &str) -> bool {
-    era_of(version) == Some(Era::Modern)
+    era_of(version) == Some(Era::Stateless)
 }
 
 /// Whether `version` is one this crate speaks, in either era.

@@ -104,7 +104,7 @@ pub use task::{TaskHandle, TaskState, TaskStatus};
 #[cfg(feature = "client")]
 pub mod client;
 #[cfg(feature = "oauth")]
-pub use client::oauth;
+pub mod oauth;
 #[cfg(feature = "client")]
 pub use client::{CallOptions, HttpClient, Protocol, StdioClient};
 #[cfg(feature = "server")]

@@ -23,8 +23,6 @@ mod drift;
 pub mod http;
 mod io;
 mod mcp_client;
-#[cfg(feature = "oauth")]
-pub mod oauth;
 mod outgoing;
 mod session;
 mod sse;
@@ -74,9 +72,9 @@ impl Protocol {
     /// through `initialize`, which lets the server name the version it speaks instead).
     fn first(&self) -> (String, Era) {
         match self {
-            Protocol::Auto | Protocol::Modern => (era::LATEST_MODERN.to_owned(), Era::Modern),
-            Protocol::Legacy => (era::LATEST_LEGACY.to_owned(), Era::Legacy),
-            Protocol::Version(v) => (v.clone(), era::era_of(v).unwrap_or(Era::Legacy)),
+            Protocol::Auto | Protocol::Modern => (era::LATEST_MODERN.to_owned(), Era::Stateless),
+            Protocol::Legacy => (era::LATEST_LEGACY.to_owned(), Era::Session),
+            Protocol::Version(v) => (v.clone(), era::era_of(v).unwrap_or(Era::Session)),
         }
     }
 
@@ -94,8 +92,8 @@ impl Protocol {
             .collect();
         let ours: Vec<&str> = match self {
             Protocol::Auto => era::all_versions().collect(),
-            Protocol::Modern => era::versions(Era::Modern).collect(),
-            Protocol::Legacy => era::versions(Era::Legacy).collect(),
+            Protocol::Modern => era::versions(Era::Stateless).collect(),
+            Protocol::Legacy => era::versions(Era::Session).collect(),
             Protocol::Version(v) => vec![v.as_str()],
         };
         ours.into_iter()

@@ -33,7 +33,7 @@ pub(crate) struct Negotiated {
 
 impl Negotiated {
     pub(crate) fn is_modern(&self) -> bool {
-        self.era == Era::Modern
+        self.era == Era::Stateless
     }
 }
 
@@ -524,7 +524,7 @@ where
                     .unwrap_or_default();
                 #[cfg(feature = "tracing")]
                 tracing::info!(method, %version, "the server asked for another version: retrying");
-                session.set_negotiated(version, Era::Modern);
+                session.set_negotiated(version, Era::Stateless);
             }
             Err(Error::Protocol { code, .. })
                 if modern
@@ -808,7 +808,7 @@ async fn negotiate_era<T: Transport>(conn: &Connection<T>) -> Result<(), Error> 
     let budget = session.settings.timeout;
     let deadline = Instant::now() + budget;
     let (mut version, first_era) = protocol.first();
-    if first_era == Era::Legacy {
+    if first_era == Era::Session {
         return initialize(conn, &version, deadline, false).await;
     }
     let probe_budget = if protocol.may_fall_back() {
@@ -823,7 +823,7 @@ async fn negotiate_era<T: Transport>(conn: &Connection<T>) -> Result<(), Error> 
                 server_info,
                 capabilities,
             } => {
-                session.set_negotiated(version, Era::Modern);
+                session.set_negotiated(version, Era::Stateless);
                 session.set_server_info(server_info);
                 session.set_capabilities(capabilities);
                 return Ok(());
@@ -891,7 +891,7 @@ async fn discover<T: Transport>(
 ) -> Result<Probe, Error> {
     let negotiated = Negotiated {
         version: version.to_owned(),
-        era: Era::Modern,
+        era: Era::Stateless,
     };
     let params = json!({});
     let context = CallContext::default();
@@ -1022,12 +1022,12 @@ async fn initialize<T: Transport>(
         .and_then(Value::as_str)
         .unwrap_or(version)
         .to_owned();
-    session.set_negotiated(agreed.clone(), Era::Legacy);
+    session.set_negotiated(agreed.clone(), Era::Session);
     session.set_server_info(result.get("serverInfo").cloned().unwrap_or(Value::Null));
     session.set_capabilities(result.get("capabilities").cloned().unwrap_or(Value::Null));
     let negotiated = Negotiated {
         version: agreed,
-        era: Era::Legacy,
+        era: Era::Session,
     };
     let left = deadline.saturating_duration_since(Instant::now());
     conn.transport

@@ -598,12 +598,12 @@ async fn handle(request: Request<IncomingBody>, state: &State, busy: Busy) -> Re
             return response(StatusCode::ACCEPTED, None);
         }
     };
-    if era == Era::Modern && request.method == "subscriptions/listen" {
+    if era == Era::Stateless && request.method == "subscriptions/listen" {
         return listen(request, owner, state, busy);
     }
     // The legacy handshake gets a session id, which is never checked: the game's state is
     // the session, and clients that need an id to open several streams have one.
-    let session = era == Era::Legacy && request.method == "initialize";
+    let session = era == Era::Session && request.method == "initialize";
     let (outlet, replies) = mpsc::unbounded_channel();
     let incoming = Incoming {
         request,
@@ -851,7 +851,7 @@ fn get_stream(headers: &HeaderMap, state: &State, busy: Busy) -> Response<ReplyB
         return unauthorized();
     }
     let version = header_text(headers, era::header::PROTOCOL_VERSION);
-    if version.as_deref().and_then(era::era_of) == Some(Era::Modern) {
+    if version.as_deref().and_then(era::era_of) == Some(Era::Stateless) {
         let mut r = rejection(
             StatusCode::METHOD_NOT_ALLOWED,
             -32600,

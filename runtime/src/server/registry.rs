@@ -62,10 +62,10 @@ fn capabilities(tasks: Option<Era>) -> Value {
         "completions": {},
     });
     match tasks {
-        Some(Era::Modern) => {
+        Some(Era::Stateless) => {
             capabilities["extensions"] = serde_json::json!({ era::TASKS_EXTENSION: {} });
         }
-        Some(Era::Legacy) => {
+        Some(Era::Session) => {
             capabilities["tasks"] =
                 serde_json::json!({"list": {}, "cancel": {}, "requests": {"tools": {"call": {}}}});
         }
@@ -557,8 +557,8 @@ impl<Ctx> Registry<Ctx> {
             Received::Refused { text, .. } => return Some(text),
         };
         match (era, &*request.method, in_band) {
-            (Era::Legacy, "initialize", Some(in_band)) => in_band.legacy = true,
-            (Era::Modern, "subscriptions/listen", in_band) => {
+            (Era::Session, "initialize", Some(in_band)) => in_band.legacy = true,
+            (Era::Stateless, "subscriptions/listen", in_band) => {
                 let id = &request.id;
                 let Some(in_band) = in_band else {
                     return Some(error(
@@ -645,7 +645,7 @@ impl<Ctx> Registry<Ctx> {
     pub(super) fn initialize(&self, id: &Value, params: &Params) -> String {
         let requested = params.protocol_version.as_ref().and_then(Text::as_str);
         let version = requested
-            .filter(|v| era::era_of(v) == Some(Era::Legacy))
+            .filter(|v| era::era_of(v) == Some(Era::Session))
             .unwrap_or(era::LATEST_LEGACY);
         #[derive(Serialize)]
         #[serde(rename_all = "camelCase")]
@@ -660,7 +660,7 @@ impl<Ctx> Registry<Ctx> {
             id,
             &Init {
                 protocol_version: version,
-                capabilities: capabilities((version >= "2025-11-25").then_some(Era::Legacy)),
+                capabilities: capabilities((version >= "2025-11-25").then_some(Era::Session)),
                 server_info: serde_json::json!({"name": self.name, "version": self.version}),
                 instructions: self.instructions.as_deref(),
             },
@@ -690,7 +690,7 @@ impl<Ctx> Registry<Ctx> {
     pub(super) fn discover(&self, id: &Value) -> String {
         let mut result = serde_json::json!({
             "supportedVersions": era::all_versions().collect::<Vec<_>>(),
-            "capabilities": capabilities(Some(Era::Modern)),
+            "capabilities": capabilities(Some(Era::Stateless)),
             "ttlMs": 0,
             "cacheScope": "public",
             "resultType": "complete",
@@ -734,7 +734,7 @@ impl<Ctx> Registry<Ctx> {
         let span = tracing::debug_span!(
             "mcp_tool_call",
             tool = incoming.request.params.name.as_ref().and_then(Text::as_str),
-            era = if incoming.era == Era::Modern { "2026-07-28" } else { "legacy" },
+            era = if incoming.era == Era::Stateless { "2026-07-28" } else { "legacy" },
             id = %incoming.request.id,
             queue_wait_us = Empty,
             handler_us = Empty,

@@ -574,7 +574,7 @@ impl Tasks {
     ) -> Option<Reply> {
         self.refresh();
         let id = &request.id;
-        let modern = era == Era::Modern;
+        let modern = era == Era::Stateless;
         if modern && !request_declares(request) {
             return Some(missing_extension(id, &request.method));
         }

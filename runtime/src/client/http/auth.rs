@@ -2,7 +2,7 @@
 //! `Authorization` header, a token refreshed before it expires, and a request sent again when
 //! the server refused its token and OAuth could get a better one (a 401 answered by an
 //! authorization or a refresh, a 403 by a step-up). The session above sees only the final
-//! answer; the OAuth flow itself is [`super::super::oauth`]'s.
+//! answer; the OAuth flow itself is [`crate::oauth`]'s.
 
 use std::future::Future;
 #[cfg(feature = "oauth")]
@@ -21,7 +21,7 @@ pub(super) enum Credential {
     Static(String),
     /// Tokens obtained, refreshed and replaced by OAuth.
     #[cfg(feature = "oauth")]
-    OAuth(Arc<crate::client::oauth::Auth>),
+    OAuth(Arc<crate::oauth::Auth>),
 }
 
 /// How many times one request is sent again with new credentials: a 401 answered by an
@@ -92,7 +92,7 @@ impl Credential {
                             current.map(|b| b.generation),
                         )
                         .await?,
-                        crate::client::oauth::Outcome::Retry
+                        crate::oauth::Outcome::Retry
                     )
                 {
                     reauthorized += 1;
@@ -122,7 +122,7 @@ fn set_bearer(headers: &mut HeaderMap, token: &str) {
 
 /// The OAuth token in `headers`, replacing any older one; none before the first sign-in.
 #[cfg(feature = "oauth")]
-fn bearer(headers: &mut HeaderMap, current: Option<&crate::client::oauth::Bearer>) {
+fn bearer(headers: &mut HeaderMap, current: Option<&crate::oauth::Bearer>) {
     match current {
         Some(current) => set_bearer(headers, &current.token),
         None => {

@@ -40,7 +40,7 @@ pub struct HttpOptions {
     proxy: ProxySetting,
     pool_idle: Duration,
     #[cfg(feature = "oauth")]
-    oauth: Option<crate::client::oauth::OAuth>,
+    oauth: Option<crate::oauth::OAuth>,
 }
 
 impl std::fmt::Debug for HttpOptions {
@@ -147,10 +147,10 @@ impl ClientBuilder<HttpOptions> {
     }
 
     /// Signs in with OAuth 2.1 where the server asks for it (a 401, or a 403 asking for more
-    /// scope): see [`crate::client::oauth`]. An API key, JWT or token provider, when set, is used
+    /// scope): see [`crate::oauth`]. An API key, JWT or token provider, when set, is used
     /// instead.
     #[cfg(feature = "oauth")]
-    pub fn oauth(mut self, oauth: crate::client::oauth::OAuth) -> Self {
+    pub fn oauth(mut self, oauth: crate::oauth::OAuth) -> Self {
         self.options.oauth = Some(oauth);
         self
     }
@@ -248,7 +248,7 @@ impl ClientBuilder<HttpOptions> {
             Some(token) => Credential::Static(token),
             #[cfg(feature = "oauth")]
             None => match self.options.oauth.take() {
-                Some(oauth) => Credential::OAuth(Arc::new(crate::client::oauth::Auth::new(
+                Some(oauth) => Credential::OAuth(Arc::new(crate::oauth::Auth::new(
                     oauth,
                     &url,
                     self.options.allow_insecure_http,

@@ -24,7 +24,7 @@ fn a_modern_tools_call_mirrors_the_nested_arguments_its_tool_marks() {
         .insert("strike".to_owned(), param_headers(&schema).expect("valid"));
     let modern = Negotiated {
         version: "2026-07-28".into(),
-        era: Era::Modern,
+        era: Era::Stateless,
     };
     let params = json!({"name": "strike", "arguments": {"target": {"id": 7}}});
     let request = session
@@ -46,7 +46,7 @@ fn modern_requests_carry_the_meta_keys() {
     let session = Session::new(Settings::default());
     let negotiated = Negotiated {
         version: "2026-07-28".into(),
-        era: Era::Modern,
+        era: Era::Stateless,
     };
     let params = json!({"name": "x", "_meta": {"mine": 1}});
     let request = session

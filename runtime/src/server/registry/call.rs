@@ -122,7 +122,7 @@ impl<Ctx> Registry<Ctx> {
             owner,
             ..
         } = incoming;
-        let modern = era == Era::Modern;
+        let modern = era == Era::Stateless;
         let Request { id, params, .. } = request;
         let Params {
             object,

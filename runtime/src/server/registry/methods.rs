@@ -13,17 +13,17 @@ use crate::server::wire::{Era, Incoming, Rejected, Reply, error, respond};
 enum Eras {
     Both,
     /// The legacy handshake's eras (2024-11-05 to 2025-11-25).
-    Legacy,
+    Session,
     /// 2026-07-28.
-    Modern,
+    Stateless,
 }
 
 impl Eras {
     fn have(self, era: Era) -> bool {
         match self {
             Eras::Both => true,
-            Eras::Legacy => era == Era::Legacy,
-            Eras::Modern => era == Era::Modern,
+            Eras::Session => era == Era::Session,
+            Eras::Stateless => era == Era::Stateless,
         }
     }
 }
@@ -34,22 +34,22 @@ type Handler<Ctx> = fn(&mut Registry<Ctx>, &mut Ctx, Incoming) -> Option<Reply>;
 
 /// The row of `method`.
 fn row<Ctx>(method: &str) -> Option<(Eras, Handler<Ctx>)> {
-    use Eras::{Both, Legacy, Modern};
+    use Eras::{Both, Session, Stateless};
     let row: (Eras, Handler<Ctx>) = match method {
         "tools/call" => (Both, Registry::call),
         "tools/list" => (Both, |r, _, i| {
             answer(r.list(&i.request.id, &i.request.params, modern(&i)))
         }),
-        "initialize" => (Legacy, |r, _, i| {
+        "initialize" => (Session, |r, _, i| {
             answer(r.initialize(&i.request.id, &i.request.params))
         }),
-        "ping" => (Legacy, |_, _, i| {
+        "ping" => (Session, |_, _, i| {
             answer(respond(&i.request.id, &Map::new()))
         }),
-        "logging/setLevel" => (Legacy, |r, _, i| {
+        "logging/setLevel" => (Session, |r, _, i| {
             answer(r.set_level(&i.request.id, &i.request.params))
         }),
-        "server/discover" => (Modern, |r, _, i| answer(r.discover(&i.request.id))),
+        "server/discover" => (Stateless, |r, _, i| answer(r.discover(&i.request.id))),
         "prompts/list" => (Both, |r, _, i| {
             answer(r.list_prompts(&i.request.id, &i.request.params, modern(&i)))
         }),
@@ -63,18 +63,18 @@ fn row<Ctx>(method: &str) -> Option<(Eras, Handler<Ctx>)> {
         "resources/read" => (Both, |r, ctx, i| {
             answer(r.read_resource(ctx, &i.request.id, &i.request.params, modern(&i), &i.owner))
         }),
-        "resources/subscribe" => (Legacy, |r, _, i| {
+        "resources/subscribe" => (Session, |r, _, i| {
             answer(r.subscribe(&i.request.id, &i.request.params, true))
         }),
-        "resources/unsubscribe" => (Legacy, |r, _, i| {
+        "resources/unsubscribe" => (Session, |r, _, i| {
             answer(r.subscribe(&i.request.id, &i.request.params, false))
         }),
         "completion/complete" => (Both, |r, ctx, i| {
             answer(r.complete(ctx, &i.request.id, &i.request.params, modern(&i)))
         }),
         "tasks/get" | "tasks/cancel" => (Both, tasks),
-        "tasks/update" => (Modern, tasks),
-        "tasks/result" | "tasks/list" => (Legacy, tasks),
+        "tasks/update" => (Stateless, tasks),
+        "tasks/result" | "tasks/list" => (Session, tasks),
         _ => return None,
     };
     Some(row)
@@ -95,7 +95,7 @@ impl<Ctx> Registry<Ctx> {
 }
 
 fn modern(incoming: &Incoming) -> bool {
-    incoming.era == Era::Modern
+    incoming.era == Era::Stateless
 }
 
 fn answer(text: String) -> Option<Reply> {
@@ -147,10 +147,10 @@ mod tests {
     fn the_table_names_each_method_once_with_its_eras() {
         for (method, eras) in [
             ("tools/call", Eras::Both),
-            ("initialize", Eras::Legacy),
-            ("server/discover", Eras::Modern),
-            ("tasks/update", Eras::Modern),
-            ("tasks/list", Eras::Legacy),
+            ("initialize", Eras::Session),
+            ("server/discover", Eras::Stateless),
+            ("tasks/update", Eras::Stateless),
+            ("tasks/list", Eras::Session),
         ] {
             let (found, _) = row::<()>(method).expect(method);
             assert_eq!(found, eras, "{method}");

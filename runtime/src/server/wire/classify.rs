@@ -35,13 +35,13 @@ pub(crate) fn classify(request: &Request, headers: Option<&Headers>) -> Result<E
                     .into(),
             ));
         }
-        return Ok(Era::Legacy);
+        return Ok(Era::Session);
     }
     let Some(claim) = claim else {
         return unclaimed(request, header_version);
     };
     let Some(meta) = meta else {
-        return Ok(Era::Legacy);
+        return Ok(Era::Session);
     };
     let Some(version) = claim.as_str() else {
         return Err(Rejection::new(
@@ -82,14 +82,14 @@ pub(crate) fn classify(request: &Request, headers: Option<&Headers>) -> Result<E
     }
     if !era::is_modern(version) {
         if era::is_supported(version) {
-            return Ok(Era::Legacy);
+            return Ok(Era::Session);
         }
         return Err(unsupported(id, version));
     }
     if let Some(headers) = headers {
         check_headers(request, headers)?;
     }
-    Ok(Era::Modern)
+    Ok(Era::Stateless)
 }
 
 /// `-32020`: a header and the body disagree.
@@ -135,7 +135,7 @@ fn unclaimed(request: &Request, header_version: Option<&str>) -> Result<Era, Rej
     {
         return Err(unsupported(&request.id, version));
     }
-    Ok(Era::Legacy)
+    Ok(Era::Session)
 }
 
 /// 2026-07-28 over HTTP: the version header is present, `Mcp-Method` names the body's

@@ -1,4 +1,4 @@
-//! OAuth 2.1 for [`HttpClient`](super::HttpClient) (feature `oauth`), as the MCP authorization
+//! OAuth 2.1 for [`HttpClient`](crate::HttpClient) (feature `oauth`), as the MCP authorization
 //! spec describes it: on a 401 (or a 403 asking for more scope) the HTTP transport's
 //! credential layer asks this module for credentials and sends the request again.
 //!
@@ -95,7 +95,7 @@ enum Grant {
     ClientCredentials,
 }
 
-/// OAuth 2.1 settings for [`HttpClientBuilder::oauth`](super::HttpClientBuilder::oauth).
+/// OAuth 2.1 settings for [`HttpClientBuilder::oauth`](crate::client::HttpClientBuilder::oauth).
 ///
 /// ```no_run
 /// # async fn run() -> Result<(), mcp_bindgen::Error> {
@@ -775,7 +775,7 @@ impl Auth {
                 "OAuth discovery: the endpoint {endpoint:?} is not a URL ({e})"
             ))
         })?;
-        let loopback = url.host_str().is_some_and(super::is_loopback);
+        let loopback = url.host_str().is_some_and(crate::client::is_loopback);
         match url.scheme() {
             "https" => Ok(()),
             "http" if loopback || self.allow_insecure_http => Ok(()),

@@ -91,25 +91,25 @@ impl MemoryTokenStore {
 
 impl TokenStore for MemoryTokenStore {
     fn tokens(&self, resource: &str) -> Result<Option<Tokens>, Error> {
-        Ok(super::super::lock(&self.tokens).get(resource).cloned())
+        Ok(crate::client::lock(&self.tokens).get(resource).cloned())
     }
 
     fn save_tokens(&self, resource: &str, tokens: &Tokens) -> Result<(), Error> {
-        super::super::lock(&self.tokens).insert(resource.to_owned(), tokens.clone());
+        crate::client::lock(&self.tokens).insert(resource.to_owned(), tokens.clone());
         Ok(())
     }
 
     fn remove_tokens(&self, resource: &str) -> Result<(), Error> {
-        super::super::lock(&self.tokens).remove(resource);
+        crate::client::lock(&self.tokens).remove(resource);
         Ok(())
     }
 
     fn client(&self, issuer: &str) -> Result<Option<ClientRegistration>, Error> {
-        Ok(super::super::lock(&self.clients).get(issuer).cloned())
+        Ok(crate::client::lock(&self.clients).get(issuer).cloned())
     }
 
     fn save_client(&self, issuer: &str, client: &ClientRegistration) -> Result<(), Error> {
-        super::super::lock(&self.clients).insert(issuer.to_owned(), client.clone());
+        crate::client::lock(&self.clients).insert(issuer.to_owned(), client.clone());
         Ok(())
     }
 }
