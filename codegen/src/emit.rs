@@ -128,74 +128,13 @@ fn client(
         statics: schemas,
         of_tool: schema_of_tool,
     } = InputSchemas::new(plans);
-    let mut taken: std::collections::BTreeSet<String> = methods
-        .iter()
-        .filter_map(|m| match m {
-            syn::ImplItem::Fn(f) => {
-                Some(f.sig.ident.to_string().trim_start_matches("r#").to_owned())
-            }
-            _ => None,
-        })
-        .chain(
-            ["new", "caller", "into_inner", "drift", "check_drift"]
-                .into_iter()
-                .map(str::to_owned),
-        )
-        .collect();
+    let mut taken = taken_names(&methods);
     let catalog = crate::catalog::emit(capture, &mut taken)?;
     methods.extend(catalog.methods);
     let catalog_items = catalog.items;
     let fake = fake.tokens(server_name);
     let names: Vec<&str> = plans.iter().map(|p| p.tool.name.as_str()).collect();
-    let generator = concat!("mcp-bindgen ", env!("CARGO_PKG_VERSION"));
-    let listed = || plans.iter().map(|p| &p.tool.raw);
-    let digest = mcp_bindgen_diff::digest::digest(listed());
-    // The definitions without their input schemas, which `schemas` holds: once in the module.
-    let without_schemas = mcp_bindgen_diff::recorded::without_input_schemas(listed());
-    let tools = json_literal(&mcp_bindgen_diff::digest::canonical(&without_schemas));
-    let schema_refs = schema_of_tool
-        .iter()
-        .map(|schema| quote!(&schemas::#schema));
-    let descriptors = plans.iter().zip(&schema_of_tool).map(|(plan, schema)| {
-        let name = &plan.tool.name;
-        let descriptor = tool_static(plan);
-        let doc = doc_at(
-            &format!("`{name}`: its name, its input schema, and this module's provenance."),
-            METHOD_DOC_WIDTH,
-        );
-        quote! {
-            #doc
-            pub(super) static #descriptor: ::mcp_bindgen::ToolDescriptor =
-                ::mcp_bindgen::ToolDescriptor::new(#name, &super::schemas::#schema, &super::PROVENANCE);
-        }
-    });
-    // The prompts, resources and templates the module's methods use, checked as tools are.
-    let used = crate::diff::catalog_of(capture);
-    // Calls in function form: prettyplease lays a method chain out as rustfmt would not.
-    let tools_only = quote! {
-        ::mcp_bindgen::Provenance::with_input_schemas(
-            ::mcp_bindgen::Provenance::new(#generator, #digest, TOOL_NAMES, #tools),
-            &[#(#schema_refs),*],
-        )
-    };
-    let (provenance_doc, provenance) = if used.is_empty() {
-        (
-            doc(
-                "What this module was generated from: the generator, and the digest and definitions of the tools its client calls. Before a call, the client transports compare it with the server's `tools/list` (see [`mcp_bindgen::drift`]).",
-            ),
-            tools_only,
-        )
-    } else {
-        let (catalog_digest, catalog) = (used.digest(), json_literal(&used.canonical()));
-        (
-            doc(
-                "What this module was generated from: the generator, and the digest and definitions of the tools its client calls and of the prompts, resources and resource templates it uses. Before a call, the client transports compare it with the server's lists (see [`mcp_bindgen::drift`]).",
-            ),
-            quote! {
-                ::mcp_bindgen::Provenance::with_catalog(#tools_only, #catalog_digest, #catalog)
-            },
-        )
-    };
+    let (provenance_doc, provenance) = provenance(capture, plans, &schema_of_tool);
     let tasks = if plans.iter().any(|p| p.tool.task_support().is_some()) {
         " A tool that runs as a task also has `tool_task`, which starts it and returns its [`mcp_bindgen::TaskHandle`]."
     } else {
@@ -204,22 +143,7 @@ fn client(
     let client_doc = doc(&format!(
         "Typed client for the {server_name} MCP server: one method per tool.\n\nEach `tool` method checks its arguments against the tool's input schema, calls the tool through the [`mcp_bindgen::ToolCaller`], and decodes the result; `tool_raw` returns the `CallToolResult` as sent.{tasks}"
     ));
-    let schemas_mod = if schemas.is_empty() {
-        quote!()
-    } else {
-        quote! {
-            /// The tools' input schemas, each written once: each call's arguments are checked
-            /// against its tool's before the call is sent, and `PROVENANCE` records them.
-            mod schemas {
-                #(#schemas)*
-            }
-
-            /// One descriptor per tool, which its methods call through.
-            mod tools {
-                #(#descriptors)*
-            }
-        }
-    };
+    let schemas_mod = tool_modules(plans, &schemas, &schema_of_tool);
     let types_mod = types_module(config, plans, signatures, has_types);
     let tokens = quote! {
         #module_doc
@@ -283,6 +207,109 @@ fn client(
         #fake
     };
     Ok((tokens, methods))
+}
+
+/// The names the client's methods took, and those its inherent methods always take: the
+/// prompt and resource methods get other ones.
+fn taken_names(methods: &[syn::ImplItem]) -> std::collections::BTreeSet<String> {
+    methods
+        .iter()
+        .filter_map(|m| match m {
+            syn::ImplItem::Fn(f) => {
+                Some(f.sig.ident.to_string().trim_start_matches("r#").to_owned())
+            }
+            _ => None,
+        })
+        .chain(
+            ["new", "caller", "into_inner", "drift", "check_drift"]
+                .into_iter()
+                .map(str::to_owned),
+        )
+        .collect()
+}
+
+/// `PROVENANCE`'s doc and expression: the generator, the tools' digest and definitions (their
+/// input schemas by reference to `schemas`, `schema_of_tool` naming each tool's), and the
+/// catalog the module uses, if any.
+fn provenance(
+    capture: &Capture,
+    plans: &[Plan<'_>],
+    schema_of_tool: &[proc_macro2::Ident],
+) -> (TokenStream, TokenStream) {
+    let generator = concat!("mcp-bindgen ", env!("CARGO_PKG_VERSION"));
+    let listed = || plans.iter().map(|p| &p.tool.raw);
+    let digest = mcp_bindgen_diff::digest::digest(listed());
+    // The definitions without their input schemas, which `schemas` holds: once in the module.
+    let without_schemas = mcp_bindgen_diff::recorded::without_input_schemas(listed());
+    let tools = json_literal(&mcp_bindgen_diff::digest::canonical(&without_schemas));
+    let schema_refs = schema_of_tool
+        .iter()
+        .map(|schema| quote!(&schemas::#schema));
+    // The prompts, resources and templates the module's methods use, checked as tools are.
+    let used = crate::diff::catalog_of(capture);
+    // Calls in function form: prettyplease lays a method chain out as rustfmt would not.
+    let tools_only = quote! {
+        ::mcp_bindgen::Provenance::with_input_schemas(
+            ::mcp_bindgen::Provenance::new(#generator, #digest, TOOL_NAMES, #tools),
+            &[#(#schema_refs),*],
+        )
+    };
+    if used.is_empty() {
+        (
+            doc(
+                "What this module was generated from: the generator, and the digest and definitions of the tools its client calls. Before a call, the client transports compare it with the server's `tools/list` (see [`mcp_bindgen::drift`]).",
+            ),
+            tools_only,
+        )
+    } else {
+        let (catalog_digest, catalog) = (used.digest(), json_literal(&used.canonical()));
+        (
+            doc(
+                "What this module was generated from: the generator, and the digest and definitions of the tools its client calls and of the prompts, resources and resource templates it uses. Before a call, the client transports compare it with the server's lists (see [`mcp_bindgen::drift`]).",
+            ),
+            quote! {
+                ::mcp_bindgen::Provenance::with_catalog(#tools_only, #catalog_digest, #catalog)
+            },
+        )
+    }
+}
+
+/// The `schemas` module (`schemas`, the statics [`InputSchemas`] made) and the `tools`
+/// module, one descriptor per tool; nothing for a module with no tools.
+fn tool_modules(
+    plans: &[Plan<'_>],
+    schemas: &[TokenStream],
+    schema_of_tool: &[proc_macro2::Ident],
+) -> TokenStream {
+    let descriptors = plans.iter().zip(schema_of_tool).map(|(plan, schema)| {
+        let name = &plan.tool.name;
+        let descriptor = tool_static(plan);
+        let doc = doc_at(
+            &format!("`{name}`: its name, its input schema, and this module's provenance."),
+            METHOD_DOC_WIDTH,
+        );
+        quote! {
+            #doc
+            pub(super) static #descriptor: ::mcp_bindgen::ToolDescriptor =
+                ::mcp_bindgen::ToolDescriptor::new(#name, &super::schemas::#schema, &super::PROVENANCE);
+        }
+    });
+    if schemas.is_empty() {
+        quote!()
+    } else {
+        quote! {
+            /// The tools' input schemas, each written once: each call's arguments are checked
+            /// against its tool's before the call is sent, and `PROVENANCE` records them.
+            mod schemas {
+                #(#schemas)*
+            }
+
+            /// One descriptor per tool, which its methods call through.
+            mod tools {
+                #(#descriptors)*
+            }
+        }
+    }
 }
 
 /// The module's doc: the server, the inputs it was generated from, how to call it.
