@@ -22,18 +22,30 @@ pub(crate) struct Catalog {
     pub(crate) methods: Vec<syn::ImplItem>,
 }
 
+/// `wanted`, or when `taken` has it (or `allowed` refuses it) `wanted`, `separator` and the
+/// first number from 2 that is free (`prompt_briefing_2`, `BriefingArgs2`); inserted in
+/// `taken`.
+fn unique(
+    taken: &mut BTreeSet<String>,
+    wanted: &str,
+    separator: &str,
+    allowed: impl Fn(&str) -> bool,
+) -> String {
+    let mut name = wanted.to_owned();
+    let mut n = 1;
+    while !allowed(&name) || !taken.insert(name.clone()) {
+        n += 1;
+        name = format!("{wanted}{separator}{n}");
+    }
+    name
+}
+
 /// `taken`: the client's method names already in use (the tools' and the client's own).
 /// `Err`: a method's tokens did not parse (a generator bug).
 pub(crate) fn emit(capture: &Capture, taken: &mut BTreeSet<String>) -> syn::Result<Catalog> {
     let mut items = TokenStream::new();
     let mut methods: Vec<TokenStream> = Vec::new();
-    let mut free = |wanted: String| {
-        let mut name = wanted;
-        while !taken.insert(name.clone()) {
-            name.push('_');
-        }
-        name
-    };
+    let mut free = |wanted: String| unique(taken, &wanted, "_", |_| true);
     if !capture.prompts.is_empty() {
         let mut structs = Vec::new();
         let mut type_names = BTreeSet::new();
@@ -58,9 +70,7 @@ pub(crate) fn emit(capture: &Capture, taken: &mut BTreeSet<String>) -> syn::Resu
             if name.is_empty() {
                 name = "RESOURCE".into();
             }
-            while !names.insert(name.clone()) {
-                name.push('_');
-            }
+            let name = unique(&mut names, &name, "_", |_| true);
             let name = syn::Ident::new(&name, proc_macro2::Span::call_site());
             let mut text = match (&resource.title, &resource.description) {
                 (Some(title), Some(description)) => format!("{title}: {}", dedent(description)),
@@ -195,19 +205,17 @@ fn prompt_method(
         };
         return (None, tokens);
     }
-    let mut struct_name = format!("{}Args", type_name(&prompt.name));
-    while !type_names.insert(struct_name.clone()) {
-        struct_name.push('_');
-    }
+    let struct_name = unique(
+        type_names,
+        &format!("{}Args", type_name(&prompt.name)),
+        "",
+        |_| true,
+    );
     let struct_ident = syn::Ident::new(&struct_name, proc_macro2::Span::call_site());
     let mut fields = Vec::new();
-    let mut inserts = Vec::new();
     let mut field_names = BTreeSet::new();
     for argument in &prompt.arguments {
-        let mut field = field_name(&argument.name);
-        while !field_names.insert(field.clone()) {
-            field.push('_');
-        }
+        let field = unique(&mut field_names, &field_name(&argument.name), "_", |_| true);
         let field = ident(&field);
         let key = &argument.name;
         let mut text = argument
@@ -219,19 +227,18 @@ fn prompt_method(
             text.push_str(" Optional.");
         }
         let field_doc = doc(&text, INNER_DOC_WIDTH - 4);
+        // The prompt's own argument name, as serde writes it when the field's differs.
+        let unraw = field.to_string();
+        let rename = (unraw.trim_start_matches("r#") != key.as_str())
+            .then(|| quote!(#[serde(rename = #key)]));
         if argument.required {
-            fields.push(quote! { #field_doc pub #field: ::std::string::String, });
-            inserts.push(quote! {
-                arguments.insert(#key.into(), ::serde_json::Value::String(args.#field.clone()));
-            });
+            fields.push(quote! { #field_doc #rename pub #field: ::std::string::String, });
         } else {
-            fields.push(
-                quote! { #field_doc pub #field: ::std::option::Option<::std::string::String>, },
-            );
-            inserts.push(quote! {
-                if let Some(value) = &args.#field {
-                    arguments.insert(#key.into(), ::serde_json::Value::String(value.clone()));
-                }
+            fields.push(quote! {
+                #field_doc
+                #rename
+                #[serde(skip_serializing_if = "Option::is_none")]
+                pub #field: ::std::option::Option<::std::string::String>,
             });
         }
     }
@@ -241,7 +248,7 @@ fn prompt_method(
     );
     let args_struct = quote! {
         #struct_doc
-        #[derive(Debug, Clone, Default, PartialEq, Eq)]
+        #[derive(Debug, Clone, Default, PartialEq, Eq, ::serde::Serialize)]
         pub struct #struct_ident {
             #(#fields)*
         }
@@ -252,8 +259,7 @@ fn prompt_method(
             self.caller
                 .check_catalog(&PROVENANCE, ::mcp_bindgen::drift::Kind::Prompt, #name)
                 .await?;
-            let mut arguments = ::serde_json::Map::new();
-            #(#inserts)*
+            let arguments = ::mcp_bindgen::encode_arguments(#name, args, None)?;
             self.caller.get_prompt(#name, arguments).await
         }
     };
@@ -282,11 +288,10 @@ fn template_method(template: &ResourceTemplate, method: &str) -> TokenStream {
     let idents: Vec<syn::Ident> = variables
         .iter()
         .map(|v| {
-            let mut name = field_name(v);
-            while !params.insert(name.clone()) || name == "uri" {
-                name.push('_');
-            }
-            ident(&name)
+            // `uri` is the method's own parameter.
+            ident(&unique(&mut params, &field_name(v), "_", |name| {
+                name != "uri"
+            }))
         })
         .collect();
     let uri_template = &template.uri_template;

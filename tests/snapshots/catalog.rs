@@ -51,20 +51,25 @@ mod tools {
 
 /// The arguments of the server's prompts, one struct per prompt that takes any.
 pub mod prompts {
+    use serde::Serialize;
+
     /// The arguments of the `briefing` prompt.
-    #[derive(Debug, Clone, Default, PartialEq, Eq)]
+    #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
     pub struct BriefingArgs {
         /// What to try first.
         pub goal: String,
         /// A keyword as an argument name. Optional.
+        #[serde(skip_serializing_if = "Option::is_none")]
         pub r#type: Option<String>,
         /// `level-id`. Optional.
+        #[serde(rename = "level-id")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         pub level_id: Option<String>,
     }
 }
 
 /// The server's resources at fixed URIs: read one with
-/// [`Client::read_resource_`](super::Client::read_resource_).
+/// [`Client::read_resource_2`](super::Client::read_resource_2).
 pub mod resources {
     /// The current level.
     ///
@@ -72,7 +77,7 @@ pub mod resources {
     pub const LEVEL: &str = "game://level";
 
     /// Log.
-    pub const LEVEL_: &str = "game://log";
+    pub const LEVEL_2: &str = "game://log";
 }
 
 /// The tools this module was generated for, in the server's order.
@@ -185,21 +190,14 @@ impl<C: ToolCaller> Client<C> {
     ///
     /// Gets the prompt `briefing` (`prompts/get`): its messages, typed as the runtime's
     /// content.
-    pub async fn prompt_briefing_(
+    pub async fn prompt_briefing_2(
         &self,
         args: &prompts::BriefingArgs,
     ) -> Result<mcp_bindgen::GetPromptResult, Error> {
         self.caller
             .check_catalog(&PROVENANCE, mcp_bindgen::drift::Kind::Prompt, "briefing")
             .await?;
-        let mut arguments = Map::new();
-        arguments.insert("goal".into(), Value::String(args.goal.clone()));
-        if let Some(value) = &args.r#type {
-            arguments.insert("type".into(), Value::String(value.clone()));
-        }
-        if let Some(value) = &args.level_id {
-            arguments.insert("level-id".into(), Value::String(value.clone()));
-        }
+        let arguments = mcp_bindgen::encode_arguments("briefing", args, None)?;
         self.caller.get_prompt("briefing", arguments).await
     }
 
@@ -207,7 +205,7 @@ impl<C: ToolCaller> Client<C> {
     ///
     /// Gets the prompt `Briefing` (`prompts/get`): its messages, typed as the runtime's
     /// content.
-    pub async fn prompt_briefing__(
+    pub async fn prompt_briefing_3(
         &self,
     ) -> Result<mcp_bindgen::GetPromptResult, Error> {
         self.caller
@@ -230,7 +228,7 @@ impl<C: ToolCaller> Client<C> {
     }
 
     /// Reads a resource of the server (one of [`resources`], or any URI it serves).
-    pub async fn read_resource_(
+    pub async fn read_resource_2(
         &self,
         uri: &str,
     ) -> Result<mcp_bindgen::ReadResourceResult, Error> {
@@ -293,7 +291,7 @@ impl<C: ToolCaller> Client<C> {
         &self,
         x: &str,
         y: &str,
-        uri_: &str,
+        uri_2: &str,
     ) -> Result<mcp_bindgen::ReadResourceResult, Error> {
         self.caller
             .check_catalog(
@@ -304,7 +302,7 @@ impl<C: ToolCaller> Client<C> {
             .await?;
         let uri = mcp_bindgen::uri_template::expand(
             "map://{x},{y}/{uri}",
-            &[("x", x), ("y", y), ("uri", uri_)],
+            &[("x", x), ("y", y), ("uri", uri_2)],
         );
         self.caller.read_resource(&uri).await
     }

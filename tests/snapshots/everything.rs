@@ -693,17 +693,20 @@ mod tools {
 
 /// The arguments of the server's prompts, one struct per prompt that takes any.
 pub mod prompts {
+    use serde::Serialize;
+
     /// The arguments of the `args-prompt` prompt.
-    #[derive(Debug, Clone, Default, PartialEq, Eq)]
+    #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
     pub struct ArgsPromptArgs {
         /// Name of the city
         pub city: String,
         /// `state`. Optional.
+        #[serde(skip_serializing_if = "Option::is_none")]
         pub state: Option<String>,
     }
 
     /// The arguments of the `completable-prompt` prompt.
-    #[derive(Debug, Clone, Default, PartialEq, Eq)]
+    #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
     pub struct CompletablePromptArgs {
         /// Choose the department.
         pub department: String,
@@ -712,11 +715,13 @@ pub mod prompts {
     }
 
     /// The arguments of the `resource-prompt` prompt.
-    #[derive(Debug, Clone, Default, PartialEq, Eq)]
+    #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
     pub struct ResourcePromptArgs {
         /// Type of resource to fetch
+        #[serde(rename = "resourceType")]
         pub resource_type: String,
         /// ID of the text resource to fetch
+        #[serde(rename = "resourceId")]
         pub resource_id: String,
     }
 }
@@ -1261,11 +1266,7 @@ impl<C: ToolCaller> Client<C> {
         self.caller
             .check_catalog(&PROVENANCE, mcp_bindgen::drift::Kind::Prompt, "args-prompt")
             .await?;
-        let mut arguments = Map::new();
-        arguments.insert("city".into(), Value::String(args.city.clone()));
-        if let Some(value) = &args.state {
-            arguments.insert("state".into(), Value::String(value.clone()));
-        }
+        let arguments = mcp_bindgen::encode_arguments("args-prompt", args, None)?;
         self.caller.get_prompt("args-prompt", arguments).await
     }
 
@@ -1284,9 +1285,7 @@ impl<C: ToolCaller> Client<C> {
                 "completable-prompt",
             )
             .await?;
-        let mut arguments = Map::new();
-        arguments.insert("department".into(), Value::String(args.department.clone()));
-        arguments.insert("name".into(), Value::String(args.name.clone()));
+        let arguments = mcp_bindgen::encode_arguments("completable-prompt", args, None)?;
         self.caller.get_prompt("completable-prompt", arguments).await
     }
 
@@ -1305,10 +1304,7 @@ impl<C: ToolCaller> Client<C> {
                 "resource-prompt",
             )
             .await?;
-        let mut arguments = Map::new();
-        arguments
-            .insert("resourceType".into(), Value::String(args.resource_type.clone()));
-        arguments.insert("resourceId".into(), Value::String(args.resource_id.clone()));
+        let arguments = mcp_bindgen::encode_arguments("resource-prompt", args, None)?;
         self.caller.get_prompt("resource-prompt", arguments).await
     }
 

@@ -279,12 +279,15 @@ mod tools {
 
 /// The arguments of the server's prompts, one struct per prompt that takes any.
 pub mod prompts {
+    use serde::Serialize;
+
     /// The arguments of the `briefing` prompt.
-    #[derive(Debug, Clone, Default, PartialEq, Eq)]
+    #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
     pub struct BriefingArgs {
         /// `goal`.
         pub goal: String,
         /// `level`. Optional.
+        #[serde(skip_serializing_if = "Option::is_none")]
         pub level: Option<String>,
     }
 }
@@ -450,11 +453,7 @@ impl<C: ToolCaller> Client<C> {
         self.caller
             .check_catalog(&PROVENANCE, mcp_bindgen::drift::Kind::Prompt, "briefing")
             .await?;
-        let mut arguments = Map::new();
-        arguments.insert("goal".into(), Value::String(args.goal.clone()));
-        if let Some(value) = &args.level {
-            arguments.insert("level".into(), Value::String(value.clone()));
-        }
+        let arguments = mcp_bindgen::encode_arguments("briefing", args, None)?;
         self.caller.get_prompt("briefing", arguments).await
     }
 

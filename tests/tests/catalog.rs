@@ -101,7 +101,7 @@ fn generated_methods_send_what_the_server_listed() {
     let client = Client::new(Asked::default());
     pollster::block_on(async {
         let got = client
-            .prompt_briefing_(&prompts::BriefingArgs {
+            .prompt_briefing_2(&prompts::BriefingArgs {
                 goal: "find the key".into(),
                 r#type: Some("stealth".into()),
                 level_id: None,
@@ -109,10 +109,10 @@ fn generated_methods_send_what_the_server_listed() {
             .await
             .expect("briefing");
         assert_eq!(got.messages.len(), 1);
-        client.prompt_briefing__().await.expect("Briefing");
+        client.prompt_briefing_3().await.expect("Briefing");
         client.prompt_no_arguments().await.expect("no-arguments");
         client
-            .read_resource_(resources::LEVEL)
+            .read_resource_2(resources::LEVEL)
             .await
             .expect("level");
         client.read_entity("4 2", "hp,pos").await.expect("entity");
@@ -135,7 +135,7 @@ fn generated_methods_send_what_the_server_listed() {
             json!({"read": "map://3,4/x%2Fy"}),
         ]
     );
-    assert_eq!(resources::LEVEL_, "game://log");
+    assert_eq!(resources::LEVEL_2, "game://log");
 }
 
 /// A caller behind a reference, a `Box` or an `Arc` is the caller: prompts and reads reach
@@ -149,7 +149,7 @@ fn a_borrowed_or_shared_caller_forwards_prompts_and_reads() {
             .await
             .expect("through &T");
         Client::new(asked.clone())
-            .read_resource_(resources::LEVEL)
+            .read_resource_2(resources::LEVEL)
             .await
             .expect("through Arc<T>");
         Client::new(Box::new(Asked::default()))
@@ -178,7 +178,7 @@ fn a_tools_only_caller_refuses_prompts_and_resources() {
     let client = Client::new(ToolsOnly);
     let prompt = pollster::block_on(client.prompt_no_arguments()).expect_err("no prompts");
     assert!(prompt.to_string().contains("no-arguments"), "{prompt}");
-    let read = pollster::block_on(client.read_resource_(resources::LEVEL)).expect_err("no reads");
+    let read = pollster::block_on(client.read_resource_2(resources::LEVEL)).expect_err("no reads");
     assert!(read.to_string().contains("game://level"), "{read}");
 }
 
@@ -262,11 +262,11 @@ fn catalog_methods_ask_the_drift_check_first_and_stop_when_it_refuses() {
             goal: "g".into(),
             ..Default::default()
         };
-        assert!(client.prompt_briefing_(&args).await.is_err());
+        assert!(client.prompt_briefing_2(&args).await.is_err());
         client.prompt_no_arguments().await.expect("not refused");
-        assert!(client.read_resource_(resources::LEVEL_).await.is_err());
+        assert!(client.read_resource_2(resources::LEVEL_2).await.is_err());
         client
-            .read_resource_(resources::LEVEL)
+            .read_resource_2(resources::LEVEL)
             .await
             .expect("not refused");
         assert!(client.read_tile("1", "2", "u").await.is_err());
