@@ -278,83 +278,9 @@ impl Walker<'_> {
         let mut renamed: Vec<(String, String)> = Vec::new();
         for (key, value) in object {
             let here = format!("{pointer}/{}", escape(key));
-            let new = match key.as_str() {
-                // Definitions are hoisted when referenced; the rest is dropped.
-                "$defs" | "definitions" | "$schema" | "$id" | "$anchor" | "$dynamicAnchor"
-                | "$comment" | "x-rust-type" => continue,
-                // Constraints that shape no Rust type (typify panics on if/then/else); the
-                // runtime check of the original schema still enforces them.
-                "if" | "then" | "else" | "dependentRequired" | "dependentSchemas"
-                | "dependencies" => continue,
-                "properties" | "patternProperties" => {
-                    let Value::Object(map) = value else {
-                        self.warn(&here, format!("\"{key}\" is not an object; ignored"));
-                        continue;
-                    };
-                    let mut new = Map::new();
-                    let mut fields = BTreeSet::new();
-                    for (name, sub) in map {
-                        let p = format!("{here}/{}", escape(name));
-                        let sub = self.schema(sub, &p, depth + 1, titles);
-                        let key = if key == "properties" {
-                            self.unique_field(name, &mut fields, &mut renamed, &p)
-                        } else {
-                            name.clone()
-                        };
-                        new.insert(key, sub);
-                    }
-                    Value::Object(new)
-                }
-                "items" if value.is_array() => {
-                    Value::Array(self.schemas(value, &here, depth, titles))
-                }
-                "anyOf" | "oneOf" | "allOf" | "prefixItems" => {
-                    if !value.is_array() {
-                        self.warn(&here, format!("\"{key}\" is not an array; ignored"));
-                        continue;
-                    }
-                    Value::Array(self.schemas(value, &here, depth, titles))
-                }
-                "additionalProperties"
-                | "items"
-                | "additionalItems"
-                | "contains"
-                | "not"
-                | "propertyNames"
-                | "unevaluatedProperties"
-                | "unevaluatedItems" => self.schema(value, &here, depth + 1, titles),
-                "title" => {
-                    let Some(title) = value.as_str() else {
-                        continue;
-                    };
-                    // Nested titles name types; prefix them so tools cannot collide, and make
-                    // them unique within the tool.
-                    let base = format!("{}{}", self.prefix, title.to_pascal_case());
-                    let mut candidate = base.clone();
-                    let mut n = 2;
-                    while titles.contains(&candidate) || self.names.is_taken(&candidate) {
-                        candidate = format!("{base}{n}");
-                        n += 1;
-                    }
-                    titles.insert(candidate.clone());
-                    Value::String(candidate)
-                }
-                "pattern" => {
-                    let Some(pattern) = value.as_str() else {
-                        continue;
-                    };
-                    if let Err(e) = regress::Regex::new(pattern) {
-                        self.warn(
-                            &here,
-                            format!("pattern {pattern:?} is not an ECMAScript regular expression ({e}); not checked by the generated type"),
-                        );
-                        continue;
-                    }
-                    value.clone()
-                }
-                _ => value.clone(),
-            };
-            out.insert(key.clone(), new);
+            if let Some(new) = self.keyword(key, value, &here, depth, titles, &mut renamed) {
+                out.insert(key.clone(), new);
+            }
         }
         if !renamed.is_empty()
             && let Some(Value::Array(required)) = out.get_mut("required")
@@ -432,6 +358,92 @@ impl Walker<'_> {
             return self.degrade(object, pointer, "enum mixes value types".into());
         }
         Value::Object(out)
+    }
+
+    /// One keyword of a schema object, normalised (its subschemas through [`Self::schema`]);
+    /// `None` drops it. `renamed` collects the properties whose field names collided.
+    fn keyword(
+        &mut self,
+        key: &str,
+        value: &Value,
+        here: &str,
+        depth: usize,
+        titles: &mut BTreeSet<String>,
+        renamed: &mut Vec<(String, String)>,
+    ) -> Option<Value> {
+        let new = match key {
+            // Definitions are hoisted when referenced; the rest is dropped.
+            "$defs" | "definitions" | "$schema" | "$id" | "$anchor" | "$dynamicAnchor"
+            | "$comment" | "x-rust-type" => return None,
+            // Constraints that shape no Rust type (typify panics on if/then/else); the
+            // runtime check of the original schema still enforces them.
+            "if" | "then" | "else" | "dependentRequired" | "dependentSchemas" | "dependencies" => {
+                return None;
+            }
+            "properties" | "patternProperties" => {
+                let Value::Object(map) = value else {
+                    self.warn(here, format!("\"{key}\" is not an object; ignored"));
+                    return None;
+                };
+                let mut new = Map::new();
+                let mut fields = BTreeSet::new();
+                for (name, sub) in map {
+                    let p = format!("{here}/{}", escape(name));
+                    let sub = self.schema(sub, &p, depth + 1, titles);
+                    let key = if key == "properties" {
+                        self.unique_field(name, &mut fields, renamed, &p)
+                    } else {
+                        name.clone()
+                    };
+                    new.insert(key, sub);
+                }
+                Value::Object(new)
+            }
+            "items" if value.is_array() => Value::Array(self.schemas(value, here, depth, titles)),
+            "anyOf" | "oneOf" | "allOf" | "prefixItems" => {
+                if !value.is_array() {
+                    self.warn(here, format!("\"{key}\" is not an array; ignored"));
+                    return None;
+                }
+                Value::Array(self.schemas(value, here, depth, titles))
+            }
+            "additionalProperties"
+            | "items"
+            | "additionalItems"
+            | "contains"
+            | "not"
+            | "propertyNames"
+            | "unevaluatedProperties"
+            | "unevaluatedItems" => self.schema(value, here, depth + 1, titles),
+            "title" => Value::String(self.title(value.as_str()?, titles)),
+            "pattern" => {
+                let pattern = value.as_str()?;
+                if let Err(e) = regress::Regex::new(pattern) {
+                    self.warn(
+                        here,
+                        format!("pattern {pattern:?} is not an ECMAScript regular expression ({e}); not checked by the generated type"),
+                    );
+                    return None;
+                }
+                value.clone()
+            }
+            _ => value.clone(),
+        };
+        Some(new)
+    }
+
+    /// A nested title as a type's name: prefixed, so that tools cannot collide, and unique
+    /// within the tool.
+    fn title(&self, title: &str, titles: &mut BTreeSet<String>) -> String {
+        let base = format!("{}{}", self.prefix, title.to_pascal_case());
+        let mut candidate = base.clone();
+        let mut n = 2;
+        while titles.contains(&candidate) || self.names.is_taken(&candidate) {
+            candidate = format!("{base}{n}");
+            n += 1;
+        }
+        titles.insert(candidate.clone());
+        candidate
     }
 
     /// The property key typify should see for `name`: itself, or a placeholder when its field
