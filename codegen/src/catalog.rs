@@ -64,55 +64,9 @@ pub(crate) fn emit(capture: &Capture, taken: &mut BTreeSet<String>) -> syn::Resu
     }
     if !capture.resources.is_empty() {
         let read = free("read_resource".into());
-        let mut names = BTreeSet::new();
-        let constants = capture.resources.iter().map(|resource| {
-            let mut name = method_name(&resource.name).to_uppercase();
-            if name.is_empty() {
-                name = "RESOURCE".into();
-            }
-            let name = unique(&mut names, &name, "_", |_| true);
-            let name = syn::Ident::new(&name, proc_macro2::Span::call_site());
-            let mut text = match (&resource.title, &resource.description) {
-                (Some(title), Some(description)) => format!("{title}: {}", dedent(description)),
-                (None, Some(description)) => dedent(description),
-                (Some(title), None) => format!("{title}."),
-                (None, None) => format!("The `{}` resource.", resource.name),
-            };
-            if let Some(mime) = &resource.mime_type {
-                text.push_str(&format!("\n\nIts contents are `{mime}`."));
-            }
-            let doc = doc(&text, INNER_DOC_WIDTH);
-            let uri = &resource.uri;
-            quote! {
-                #doc
-                pub const #name: &str = #uri;
-            }
-        });
-        let module_doc = doc(
-            &format!(
-                "The server's resources at fixed URIs: read one with [`Client::{read}`](super::Client::{read})."
-            ),
-            ITEM_DOC_WIDTH,
-        );
-        items.extend(quote! {
-            #module_doc
-            pub mod resources {
-                #(#constants)*
-            }
-        });
-        let method = ident(&read);
-        methods.push(quote! {
-            /// Reads a resource of the server (one of [`resources`], or any URI it serves).
-            pub async fn #method(
-                &self,
-                uri: &str,
-            ) -> ::std::result::Result<::mcp_bindgen::ReadResourceResult, ::mcp_bindgen::Error> {
-                self.caller
-                    .check_catalog(&PROVENANCE, ::mcp_bindgen::drift::Kind::Resource, uri)
-                    .await?;
-                self.caller.read_resource(uri).await
-            }
-        });
+        let (module, method) = resources(capture, &read);
+        items.extend(module);
+        methods.push(method);
     }
     for template in &capture.templates {
         let method = free(format!("read_{}", method_name(&template.name)));
@@ -170,6 +124,61 @@ pub(crate) fn emit(capture: &Capture, taken: &mut BTreeSet<String>) -> syn::Resu
         .map(syn::parse2::<syn::ImplItem>)
         .collect::<syn::Result<_>>()?;
     Ok(Catalog { items, methods })
+}
+
+/// The `resources` module (a constant per resource at a fixed URI) and the client's method
+/// `read` that reads any of them.
+fn resources(capture: &Capture, read: &str) -> (TokenStream, TokenStream) {
+    let mut names = BTreeSet::new();
+    let constants = capture.resources.iter().map(|resource| {
+        let mut name = method_name(&resource.name).to_uppercase();
+        if name.is_empty() {
+            name = "RESOURCE".into();
+        }
+        let name = unique(&mut names, &name, "_", |_| true);
+        let name = syn::Ident::new(&name, proc_macro2::Span::call_site());
+        let mut text = match (&resource.title, &resource.description) {
+            (Some(title), Some(description)) => format!("{title}: {}", dedent(description)),
+            (None, Some(description)) => dedent(description),
+            (Some(title), None) => format!("{title}."),
+            (None, None) => format!("The `{}` resource.", resource.name),
+        };
+        if let Some(mime) = &resource.mime_type {
+            text.push_str(&format!("\n\nIts contents are `{mime}`."));
+        }
+        let doc = doc(&text, INNER_DOC_WIDTH);
+        let uri = &resource.uri;
+        quote! {
+            #doc
+            pub const #name: &str = #uri;
+        }
+    });
+    let module_doc = doc(
+        &format!(
+            "The server's resources at fixed URIs: read one with [`Client::{read}`](super::Client::{read})."
+        ),
+        ITEM_DOC_WIDTH,
+    );
+    let module = quote! {
+        #module_doc
+        pub mod resources {
+            #(#constants)*
+        }
+    };
+    let method = ident(read);
+    let method = quote! {
+        /// Reads a resource of the server (one of [`resources`], or any URI it serves).
+        pub async fn #method(
+            &self,
+            uri: &str,
+        ) -> ::std::result::Result<::mcp_bindgen::ReadResourceResult, ::mcp_bindgen::Error> {
+            self.caller
+                .check_catalog(&PROVENANCE, ::mcp_bindgen::drift::Kind::Resource, uri)
+                .await?;
+            self.caller.read_resource(uri).await
+        }
+    };
+    (module, method)
 }
 
 /// The arguments struct (none for a prompt without arguments) and the method.
