@@ -793,33 +793,8 @@ impl CompiledSchema {
             Check::AllOf(all) => all
                 .iter()
                 .try_for_each(|&sub| self.check::<M>(sub, value, at.inside())),
-            Check::AnyOf(any) => {
-                if any.iter().any(|&sub| self.ok(sub, value, at.inside())) {
-                    return Ok(());
-                }
-                Err(M::fail(|| Message::AnyOf {
-                    value: value.short(),
-                    first: self.check::<Detail>(any[0], value, at.inside()).err(),
-                }))
-            }
-            Check::OneOf(one) => {
-                let matching = one.iter().filter(|&&sub| self.ok(sub, value, at.inside()));
-                // The verdict needs to count to two; the message says how many matched.
-                let matching = if M::DETAIL {
-                    matching.count()
-                } else {
-                    matching.take(2).count()
-                };
-                if matching == 1 {
-                    return Ok(());
-                }
-                Err(M::fail(|| {
-                    text(format!(
-                        "{} matches {matching} of the oneOf forms; exactly one must match",
-                        value.short()
-                    ))
-                }))
-            }
+            Check::AnyOf(any) => self.any_of::<M>(any, value, at),
+            Check::OneOf(one) => self.one_of::<M>(one, value, at),
             Check::Not(not) => {
                 if !self.ok(*not, value, at.inside()) {
                     return Ok(());
@@ -847,6 +822,47 @@ impl CompiledSchema {
                 }
             }
         }
+    }
+
+    /// `anyOf`: one of `any` at least; the message tells why the first one failed.
+    fn any_of<'v, M: Mode>(
+        &self,
+        any: &[usize],
+        value: impl Json<'v>,
+        at: At<'_>,
+    ) -> Result<(), M::Err> {
+        if any.iter().any(|&sub| self.ok(sub, value, at.inside())) {
+            return Ok(());
+        }
+        Err(M::fail(|| Message::AnyOf {
+            value: value.short(),
+            first: self.check::<Detail>(any[0], value, at.inside()).err(),
+        }))
+    }
+
+    /// `oneOf`: exactly one of `one`.
+    fn one_of<'v, M: Mode>(
+        &self,
+        one: &[usize],
+        value: impl Json<'v>,
+        at: At<'_>,
+    ) -> Result<(), M::Err> {
+        let matching = one.iter().filter(|&&sub| self.ok(sub, value, at.inside()));
+        // The verdict needs to count to two; the message says how many matched.
+        let matching = if M::DETAIL {
+            matching.count()
+        } else {
+            matching.take(2).count()
+        };
+        if matching == 1 {
+            return Ok(());
+        }
+        Err(M::fail(|| {
+            text(format!(
+                "{} matches {matching} of the oneOf forms; exactly one must match",
+                value.short()
+            ))
+        }))
     }
 
     /// One check of an array (`array` is one).
