@@ -9,7 +9,7 @@ use quote::{format_ident, quote};
 use serde_json::Value;
 
 use crate::contracts::{Const, ConstValue, Lit};
-use crate::handoff::Handwritten;
+use crate::handoff::{Handwritten, HandwrittenVariant};
 
 fn doc(text: &str) -> TokenStream {
     let lines: Vec<String> = text
@@ -46,133 +46,145 @@ pub(crate) fn emit(own: &Handwritten) -> TokenStream {
             name,
             value,
             description,
-        } => {
-            let ident = format_ident!("{name}");
-            let (lit, ty) = value_tokens(value);
-            let wire = value.to_string();
-            let docs = doc(&match description {
-                Some(d) => {
-                    format!("{d}\n\nAlways `{wire}` on the wire: any other value does not decode.")
-                }
-                None => format!("Always `{wire}` on the wire: any other value does not decode."),
-            });
-            let value_doc = format!(" The value, `{wire}`.");
-            quote! {
-                #docs
-                #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord)]
-                pub struct #ident;
-
-                impl #ident {
-                    #[doc = #value_doc]
-                    pub const VALUE: #ty = #lit;
-                }
-
-                impl ::serde::Serialize for #ident {
-                    fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> ::std::result::Result<S::Ok, S::Error> {
-                        <#ty as ::serde::Serialize>::serialize(&Self::VALUE, serializer)
-                    }
-                }
-
-                impl<'de> ::serde::Deserialize<'de> for #ident {
-                    fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> ::std::result::Result<Self, D::Error> {
-                        let value = <#ty as ::serde::Deserialize>::deserialize(deserializer)?;
-                        if value == Self::VALUE {
-                            Ok(Self)
-                        } else {
-                            Err(<D::Error as ::serde::de::Error>::custom(::std::format_args!(
-                                "invalid value {}, expected {}", value, Self::VALUE
-                            )))
-                        }
-                    }
-                }
-            }
-        }
+        } => unit_const(name, value, description.as_deref()),
         Handwritten::Tagged {
             name,
             tag,
             variants,
             description,
-        } => {
-            let ident = format_ident!("{name}");
-            let docs = doc(&match description {
-                Some(d) => format!("{d}\n\nTold apart by `{tag}`."),
-                None => format!("`{name}`, told apart by `{tag}`."),
-            });
-            let mut defs = Vec::new();
-            let mut ser_arms = Vec::new();
-            let mut de_arms = Vec::new();
-            let mut froms = Vec::new();
-            let mut expected = Vec::new();
-            for v in variants {
-                let variant = format_ident!("{}", v.name);
-                let payload = format_ident!("{}", v.payload);
-                let (lit, _) = value_tokens(&v.value);
-                let wire = v.value.to_string();
-                expected.push(wire.clone());
-                let vdoc = doc(&match &v.description {
-                    Some(d) => format!("{d}\n\n`\"{tag}\": {wire}`."),
-                    None => format!("`\"{tag}\": {wire}`."),
-                });
-                defs.push(quote! { #vdoc #variant(#payload) });
-                ser_arms.push(quote! {
-                    Self::#variant(payload) => ::serde::Serialize::serialize(&Tagged { tag: #lit, payload }, serializer)
-                });
-                de_arms.push(quote! {
-                    tag if tag == #lit => ::mcp_bindgen::__private::from_value(rest)
-                        .map(Self::#variant)
-                        .map_err(<D::Error as ::serde::de::Error>::custom)
-                });
-                froms.push(quote! {
-                    impl ::std::convert::From<#payload> for #ident {
-                        fn from(value: #payload) -> Self {
-                            Self::#variant(value)
-                        }
-                    }
-                });
-            }
-            let expected = expected.join(" or ");
-            quote! {
-                #docs
-                #[derive(Clone, Debug, PartialEq)]
-                pub enum #ident {
-                    #(#defs,)*
-                }
+        } => tagged(name, tag, variants, description.as_deref()),
+    }
+}
 
-                impl ::serde::Serialize for #ident {
-                    fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> ::std::result::Result<S::Ok, S::Error> {
-                        /// A variant on the wire: its tag, then its payload's fields.
-                        #[derive(::serde::Serialize)]
-                        struct Tagged<'a, G, T> {
-                            #[serde(rename = #tag)]
-                            tag: G,
-                            #[serde(flatten)]
-                            payload: &'a T,
-                        }
-                        match self {
-                            #(#ser_arms,)*
-                        }
-                    }
-                }
+/// [`Handwritten::Const`]: a unit struct whose serde impls write `value` and read nothing else.
+fn unit_const(name: &str, value: &Value, description: Option<&str>) -> TokenStream {
+    let ident = format_ident!("{name}");
+    let (lit, ty) = value_tokens(value);
+    let wire = value.to_string();
+    let docs = doc(&match description {
+        Some(d) => {
+            format!("{d}\n\nAlways `{wire}` on the wire: any other value does not decode.")
+        }
+        None => format!("Always `{wire}` on the wire: any other value does not decode."),
+    });
+    let value_doc = format!(" The value, `{wire}`.");
+    quote! {
+        #docs
+        #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord)]
+        pub struct #ident;
 
-                impl<'de> ::serde::Deserialize<'de> for #ident {
-                    fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> ::std::result::Result<Self, D::Error> {
-                        let mut fields = <::serde_json::Map<::std::string::String, ::serde_json::Value> as ::serde::Deserialize>::deserialize(deserializer)?;
-                        let Some(tag) = fields.remove(#tag) else {
-                            return Err(<D::Error as ::serde::de::Error>::missing_field(#tag));
-                        };
-                        let rest = ::serde_json::Value::Object(fields);
-                        match tag {
-                            #(#de_arms,)*
-                            other => Err(<D::Error as ::serde::de::Error>::custom(::std::format_args!(
-                                "invalid value {} for `{}`, expected {}", other, #tag, #expected
-                            ))),
-                        }
-                    }
-                }
+        impl #ident {
+            #[doc = #value_doc]
+            pub const VALUE: #ty = #lit;
+        }
 
-                #(#froms)*
+        impl ::serde::Serialize for #ident {
+            fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> ::std::result::Result<S::Ok, S::Error> {
+                <#ty as ::serde::Serialize>::serialize(&Self::VALUE, serializer)
             }
         }
+
+        impl<'de> ::serde::Deserialize<'de> for #ident {
+            fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> ::std::result::Result<Self, D::Error> {
+                let value = <#ty as ::serde::Deserialize>::deserialize(deserializer)?;
+                if value == Self::VALUE {
+                    Ok(Self)
+                } else {
+                    Err(<D::Error as ::serde::de::Error>::custom(::std::format_args!(
+                        "invalid value {}, expected {}", value, Self::VALUE
+                    )))
+                }
+            }
+        }
+    }
+}
+
+/// [`Handwritten::Tagged`]: an enum whose serde impls write `tag` before each variant's
+/// payload and read a variant by it.
+fn tagged(
+    name: &str,
+    tag: &str,
+    variants: &[HandwrittenVariant],
+    description: Option<&str>,
+) -> TokenStream {
+    let ident = format_ident!("{name}");
+    let docs = doc(&match description {
+        Some(d) => format!("{d}\n\nTold apart by `{tag}`."),
+        None => format!("`{name}`, told apart by `{tag}`."),
+    });
+    let mut defs = Vec::new();
+    let mut ser_arms = Vec::new();
+    let mut de_arms = Vec::new();
+    let mut froms = Vec::new();
+    let mut expected = Vec::new();
+    for v in variants {
+        let variant = format_ident!("{}", v.name);
+        let payload = format_ident!("{}", v.payload);
+        let (lit, _) = value_tokens(&v.value);
+        let wire = v.value.to_string();
+        expected.push(wire.clone());
+        let vdoc = doc(&match &v.description {
+            Some(d) => format!("{d}\n\n`\"{tag}\": {wire}`."),
+            None => format!("`\"{tag}\": {wire}`."),
+        });
+        defs.push(quote! { #vdoc #variant(#payload) });
+        ser_arms.push(quote! {
+            Self::#variant(payload) => ::serde::Serialize::serialize(&Tagged { tag: #lit, payload }, serializer)
+        });
+        de_arms.push(quote! {
+            tag if tag == #lit => ::mcp_bindgen::__private::from_value(rest)
+                .map(Self::#variant)
+                .map_err(<D::Error as ::serde::de::Error>::custom)
+        });
+        froms.push(quote! {
+            impl ::std::convert::From<#payload> for #ident {
+                fn from(value: #payload) -> Self {
+                    Self::#variant(value)
+                }
+            }
+        });
+    }
+    let expected = expected.join(" or ");
+    quote! {
+        #docs
+        #[derive(Clone, Debug, PartialEq)]
+        pub enum #ident {
+            #(#defs,)*
+        }
+
+        impl ::serde::Serialize for #ident {
+            fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> ::std::result::Result<S::Ok, S::Error> {
+                /// A variant on the wire: its tag, then its payload's fields.
+                #[derive(::serde::Serialize)]
+                struct Tagged<'a, G, T> {
+                    #[serde(rename = #tag)]
+                    tag: G,
+                    #[serde(flatten)]
+                    payload: &'a T,
+                }
+                match self {
+                    #(#ser_arms,)*
+                }
+            }
+        }
+
+        impl<'de> ::serde::Deserialize<'de> for #ident {
+            fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> ::std::result::Result<Self, D::Error> {
+                let mut fields = <::serde_json::Map<::std::string::String, ::serde_json::Value> as ::serde::Deserialize>::deserialize(deserializer)?;
+                let Some(tag) = fields.remove(#tag) else {
+                    return Err(<D::Error as ::serde::de::Error>::missing_field(#tag));
+                };
+                let rest = ::serde_json::Value::Object(fields);
+                match tag {
+                    #(#de_arms,)*
+                    other => Err(<D::Error as ::serde::de::Error>::custom(::std::format_args!(
+                        "invalid value {} for `{}`, expected {}", other, #tag, #expected
+                    ))),
+                }
+            }
+        }
+
+        #(#froms)*
     }
 }
 
