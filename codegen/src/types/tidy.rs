@@ -487,29 +487,7 @@ fn merge_identical(items: &mut Vec<syn::Item>, roots: &BTreeSet<&str>) -> usize 
         ..
     } = bundles(items);
     let bundle = |name: &str| -> Vec<usize> { bundles.get(name).cloned().unwrap_or_default() };
-    // Identical bundles (docs aside, the name made neutral), by their text.
-    let mut groups: BTreeMap<String, Vec<String>> = BTreeMap::new();
-    for name in &local {
-        if roots.contains(name.as_str()) {
-            continue;
-        }
-        let indices = bundle(name);
-        let members: Vec<&syn::Item> = indices.iter().map(|&i| &items[i]).collect();
-        if !is_constrained(&members) {
-            continue;
-        }
-        let renames = BTreeMap::from([(name.clone(), "McpBindgenShared".to_owned())]);
-        let key: String = members
-            .iter()
-            .map(|item| {
-                let mut item = (*item).clone();
-                strip_docs(&mut item);
-                Rename(&renames).visit_item_mut(&mut item);
-                quote!(#item).to_string()
-            })
-            .collect();
-        groups.entry(key).or_default().push(name.clone());
-    }
+    let groups = identical_groups(items, &local, roots, &bundle);
     let mut taken = local.clone();
     let mut renames: BTreeMap<String, String> = BTreeMap::new();
     let mut remove: BTreeSet<usize> = BTreeSet::new();
@@ -528,34 +506,7 @@ fn merge_identical(items: &mut Vec<syn::Item>, roots: &BTreeSet<&str>) -> usize 
             .collect();
         let prefix = common_prefix(&described);
         let from_description = prefix.iter().find_map(|w| type_word(w));
-        let from_names = {
-            let split: Vec<Vec<String>> = members.iter().map(|m| words(m)).collect();
-            let mut suffix: Vec<String> = Vec::new();
-            'outer: for i in 1.. {
-                let mut word = None;
-                for w in &split {
-                    let Some(this) = w.len().checked_sub(i).and_then(|at| w.get(at)) else {
-                        break 'outer;
-                    };
-                    match &word {
-                        None => word = Some(this.clone()),
-                        Some(other) if other == this => {}
-                        Some(_) => break 'outer,
-                    }
-                }
-                suffix.insert(0, word.unwrap_or_default());
-            }
-            // One word names a type when it says what it is (`Floor`), not where (`Item`).
-            const VAGUE: &[&str] = &[
-                "Args", "Data", "Inner", "Item", "Kind", "Output", "Type", "Value", "Variant",
-            ];
-            let specific = match suffix.as_slice() {
-                [] => false,
-                [one] => one.len() >= 4 && !VAGUE.contains(&one.as_str()),
-                _ => true,
-            };
-            specific.then(|| suffix.concat())
-        };
+        let from_names = name_from_shared_words(members);
         let first = members[0].clone();
         let mut chosen = first.clone();
         let mut doc = None;
@@ -624,6 +575,70 @@ fn merge_identical(items: &mut Vec<syn::Item>, roots: &BTreeSet<&str>) -> usize 
         Rename(&renames).visit_item_mut(item);
     }
     merged
+}
+
+/// The constrained bundles of `local` (the roots aside) that are identical, docs aside and the
+/// name made neutral: by their text, each with its members' names.
+fn identical_groups(
+    items: &[syn::Item],
+    local: &BTreeSet<String>,
+    roots: &BTreeSet<&str>,
+    bundle: &impl Fn(&str) -> Vec<usize>,
+) -> BTreeMap<String, Vec<String>> {
+    let mut groups: BTreeMap<String, Vec<String>> = BTreeMap::new();
+    for name in local {
+        if roots.contains(name.as_str()) {
+            continue;
+        }
+        let indices = bundle(name);
+        let members: Vec<&syn::Item> = indices.iter().map(|&i| &items[i]).collect();
+        if !is_constrained(&members) {
+            continue;
+        }
+        let renames = BTreeMap::from([(name.clone(), "McpBindgenShared".to_owned())]);
+        let key: String = members
+            .iter()
+            .map(|item| {
+                let mut item = (*item).clone();
+                strip_docs(&mut item);
+                Rename(&renames).visit_item_mut(&mut item);
+                quote!(#item).to_string()
+            })
+            .collect();
+        groups.entry(key).or_default().push(name.clone());
+    }
+    groups
+}
+
+/// The name the members' names end with in common, when those words say what the type is:
+/// `Floor` from `MoveToFloor` and `StepFloor`; not one vague word (`Item`, `Value`).
+fn name_from_shared_words(members: &[String]) -> Option<String> {
+    let split: Vec<Vec<String>> = members.iter().map(|m| words(m)).collect();
+    let mut suffix: Vec<String> = Vec::new();
+    'outer: for i in 1.. {
+        let mut word = None;
+        for w in &split {
+            let Some(this) = w.len().checked_sub(i).and_then(|at| w.get(at)) else {
+                break 'outer;
+            };
+            match &word {
+                None => word = Some(this.clone()),
+                Some(other) if other == this => {}
+                Some(_) => break 'outer,
+            }
+        }
+        suffix.insert(0, word.unwrap_or_default());
+    }
+    // One word names a type when it says what it is (`Floor`), not where (`Item`).
+    const VAGUE: &[&str] = &[
+        "Args", "Data", "Inner", "Item", "Kind", "Output", "Type", "Value", "Variant",
+    ];
+    let specific = match suffix.as_slice() {
+        [] => false,
+        [one] => one.len() >= 4 && !VAGUE.contains(&one.as_str()),
+        _ => true,
+    };
+    specific.then(|| suffix.concat())
 }
 
 /// A checked string or array newtype that one field alone uses (`CopyScenarioArgsName` for
