@@ -773,28 +773,7 @@ impl<'a> Lowerer<'a> {
         if rest.iter().any(|t| matches!(t, Ty::Any | Ty::Unknown)) {
             return Ok(json!({}));
         }
-        // `'a' | string` is `string`, and so on.
-        let has = |rest: &[&Ty], f: fn(&Ty) -> bool| rest.iter().any(|t| f(t));
-        if has(&rest, |t| matches!(t, Ty::String)) {
-            rest.retain(|t| !matches!(t, Ty::Lit(Lit::Str(_))));
-        }
-        if has(&rest, |t| matches!(t, Ty::Number)) {
-            rest.retain(|t| !matches!(t, Ty::Lit(Lit::Num(_))));
-        }
-        if has(&rest, |t| matches!(t, Ty::Boolean)) {
-            rest.retain(|t| !matches!(t, Ty::Lit(Lit::Bool(_))));
-        }
-        let bools: Vec<bool> = rest
-            .iter()
-            .filter_map(|t| match t {
-                Ty::Lit(Lit::Bool(b)) => Some(*b),
-                _ => None,
-            })
-            .collect();
-        if bools.contains(&true) && bools.contains(&false) {
-            rest.retain(|t| !matches!(t, Ty::Lit(Lit::Bool(_))));
-            rest.push(&BOOLEAN);
-        }
+        widen_literals(&mut rest);
         let inner_site = if null { Site::Inner } else { site };
         // `type X = A | null` is `X(Option<XValue>)`: the non-null part needs its own name.
         let value_hint = format!("{hint}Value");
@@ -811,31 +790,7 @@ impl<'a> Lowerer<'a> {
             };
         } else if rest.len() == 1 {
             self.lower(rest[0], hint, inner_site, at)?
-        } else if rest.iter().all(|t| matches!(t, Ty::Lit(Lit::Str(_)))) {
-            let values: Vec<Value> = rest
-                .iter()
-                .filter_map(|t| match t {
-                    Ty::Lit(l) => Some(lit_value(l)),
-                    _ => None,
-                })
-                .collect();
-            let schema = json!({"type": "string", "enum": values});
-            match inner_site {
-                Site::Root => schema,
-                Site::Inner => self.hoist(hint, schema, at, false),
-            }
-        } else if rest.iter().all(|t| matches!(t, Ty::Lit(Lit::Num(_)))) {
-            let numbers: Vec<f64> = rest
-                .iter()
-                .filter_map(|t| match t {
-                    Ty::Lit(Lit::Num(n)) => Some(*n),
-                    _ => None,
-                })
-                .collect();
-            let integers = numbers.iter().all(|n| is_integer(*n));
-            let values: Vec<Value> = numbers.iter().map(|n| number(*n)).collect();
-            let schema =
-                json!({"type": if integers { "integer" } else { "number" }, "enum": values});
+        } else if let Some(schema) = literal_enum(&rest) {
             match inner_site {
                 Site::Root => schema,
                 Site::Inner => self.hoist(hint, schema, at, false),
@@ -963,46 +918,7 @@ impl<'a> Lowerer<'a> {
                 // `Readonly<T[]>` is the array.
                 return self.lower(inner, hint, site, at);
             }
-            ("Record", [key_ty, value]) => {
-                let mut keys = self.types.members(key_ty, 0)?;
-                keys.retain(|k| !matches!(k, Ty::Null | Ty::Undefined));
-                let keys: Vec<Ty> = keys
-                    .into_iter()
-                    .map(|k| match k {
-                        // Object keys are strings: `Record<1 | 2, T>` has members "1" and "2".
-                        Ty::Lit(Lit::Num(n)) => Ty::Lit(Lit::Str(number(n).to_string())),
-                        other => other,
-                    })
-                    .collect();
-                if keys.iter().all(|k| matches!(k, Ty::String | Ty::Number)) {
-                    let value = self.lower(value, &format!("{hint}Value"), Site::Inner, at)?;
-                    return Ok(json!({"type": "object", "additionalProperties": value}));
-                }
-                if keys.iter().all(|k| matches!(k, Ty::Lit(Lit::Str(_)))) {
-                    let members = keys
-                        .iter()
-                        .filter_map(|k| match k {
-                            Ty::Lit(Lit::Str(s)) => Some(Member {
-                                name: s.clone(),
-                                optional: false,
-                                ty: value.clone(),
-                                doc: None,
-                                at,
-                                owner: None,
-                            }),
-                            _ => None,
-                        })
-                        .collect();
-                    let ty = Ty::Object(Obj {
-                        members,
-                        index: None,
-                        index_at: None,
-                        skipped: Vec::new(),
-                    });
-                    return self.lower(&ty, hint, site, at);
-                }
-                return self.unsupported("a `Record` whose keys are not strings", at, site);
-            }
+            ("Record", [key_ty, value]) => return self.record(key_ty, value, hint, site, at),
             ("Partial" | "Required" | "Readonly" | "Pick" | "Omit", _) => {
                 // `interface C { x: Partial<C> }`: the `Partial<C>` inside the first is a
                 // reference to it.
@@ -1098,6 +1014,49 @@ impl<'a> Lowerer<'a> {
         Ok(reference(&def))
     }
 
+    /// `Record<K, V>`: a map when the keys are any string or number, an object of those
+    /// members when they are string literals.
+    fn record(&mut self, key_ty: &Ty, value: &Ty, hint: &str, site: Site, at: Loc) -> Lowered {
+        let mut keys = self.types.members(key_ty, 0)?;
+        keys.retain(|k| !matches!(k, Ty::Null | Ty::Undefined));
+        let keys: Vec<Ty> = keys
+            .into_iter()
+            .map(|k| match k {
+                // Object keys are strings: `Record<1 | 2, T>` has members "1" and "2".
+                Ty::Lit(Lit::Num(n)) => Ty::Lit(Lit::Str(number(n).to_string())),
+                other => other,
+            })
+            .collect();
+        if keys.iter().all(|k| matches!(k, Ty::String | Ty::Number)) {
+            let value = self.lower(value, &format!("{hint}Value"), Site::Inner, at)?;
+            return Ok(json!({"type": "object", "additionalProperties": value}));
+        }
+        if keys.iter().all(|k| matches!(k, Ty::Lit(Lit::Str(_)))) {
+            let members = keys
+                .iter()
+                .filter_map(|k| match k {
+                    Ty::Lit(Lit::Str(s)) => Some(Member {
+                        name: s.clone(),
+                        optional: false,
+                        ty: value.clone(),
+                        doc: None,
+                        at,
+                        owner: None,
+                    }),
+                    _ => None,
+                })
+                .collect();
+            let ty = Ty::Object(Obj {
+                members,
+                index: None,
+                index_at: None,
+                skipped: Vec::new(),
+            });
+            return self.lower(&ty, hint, site, at);
+        }
+        self.unsupported("a `Record` whose keys are not strings", at, site)
+    }
+
     /// A type written in the manifest (a result type): a declared type by name, or a new
     /// definition `name` for anything else.
     pub(crate) fn setting(&mut self, ty: &Ty, name: &str, at: Loc) -> Result<String, Problem> {
@@ -1136,6 +1095,61 @@ impl<'a> Lowerer<'a> {
         self.out.defs.push((def.clone(), schema));
         Ok(def)
     }
+}
+
+/// `'a' | string` is `string` (and so for numbers and booleans), and `true | false` is
+/// `boolean`.
+fn widen_literals(rest: &mut Vec<&Ty>) {
+    // `'a' | string` is `string`, and so on.
+    let has = |rest: &[&Ty], f: fn(&Ty) -> bool| rest.iter().any(|t| f(t));
+    if has(rest, |t| matches!(t, Ty::String)) {
+        rest.retain(|t| !matches!(t, Ty::Lit(Lit::Str(_))));
+    }
+    if has(rest, |t| matches!(t, Ty::Number)) {
+        rest.retain(|t| !matches!(t, Ty::Lit(Lit::Num(_))));
+    }
+    if has(rest, |t| matches!(t, Ty::Boolean)) {
+        rest.retain(|t| !matches!(t, Ty::Lit(Lit::Bool(_))));
+    }
+    let bools: Vec<bool> = rest
+        .iter()
+        .filter_map(|t| match t {
+            Ty::Lit(Lit::Bool(b)) => Some(*b),
+            _ => None,
+        })
+        .collect();
+    if bools.contains(&true) && bools.contains(&false) {
+        rest.retain(|t| !matches!(t, Ty::Lit(Lit::Bool(_))));
+        rest.push(&BOOLEAN);
+    }
+}
+
+/// A union of string literals, or of number literals, as an `enum` schema (`integer` when
+/// every number is one); `None` for any other union.
+fn literal_enum(rest: &[&Ty]) -> Option<Value> {
+    if rest.iter().all(|t| matches!(t, Ty::Lit(Lit::Str(_)))) {
+        let values: Vec<Value> = rest
+            .iter()
+            .filter_map(|t| match t {
+                Ty::Lit(l) => Some(lit_value(l)),
+                _ => None,
+            })
+            .collect();
+        return Some(json!({"type": "string", "enum": values}));
+    }
+    if rest.iter().all(|t| matches!(t, Ty::Lit(Lit::Num(_)))) {
+        let numbers: Vec<f64> = rest
+            .iter()
+            .filter_map(|t| match t {
+                Ty::Lit(Lit::Num(n)) => Some(*n),
+                _ => None,
+            })
+            .collect();
+        let integers = numbers.iter().all(|n| is_integer(*n));
+        let values: Vec<Value> = numbers.iter().map(|n| number(*n)).collect();
+        return Some(json!({"type": if integers { "integer" } else { "number" }, "enum": values}));
+    }
+    None
 }
 
 #[cfg(test)]
