@@ -101,9 +101,15 @@ fn doc(text: &str) -> TokenStream {
     doc_at(text, ITEM_DOC_WIDTH)
 }
 
+/// The module's inner doc, and its one lint setting: a crate uses the tools it needs, so what
+/// it leaves unused (other tools, the fake, types) must not warn there, as in any generated
+/// bindings (bindgen's and progenitor's alike).
 fn inner_doc(text: &str) -> TokenStream {
     let lines = docs::doc_lines(&docs::wrap(text, ITEM_DOC_WIDTH));
-    quote! { #(#![doc = #lines])* }
+    quote! {
+        #(#![doc = #lines])*
+        #![allow(dead_code)]
+    }
 }
 
 /// The client's tokens (with an empty `types` module when there are types) and its methods.

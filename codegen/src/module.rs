@@ -198,8 +198,10 @@ fn laid_out(code: &str) -> String {
         let starts_item = !inside[i] && starts_item(line);
         if i > 0 && !inside[i] {
             let prev = lines[i - 1];
-            let after_docs =
-                prev.starts_with("//!") && !line.starts_with("//!") && !line.is_empty();
+            let inner_attr = |l: &str| l.trim_start().starts_with("#![");
+            let after_docs = (prev.starts_with("//!") && !line.starts_with("//!")
+                || inner_attr(prev) && !inner_attr(line))
+                && !line.is_empty();
             let after_use = uses.get(depth).copied().unwrap_or(false);
             let is_use = line.trim_start().starts_with("use ");
             if after_docs || (starts_item && ends_item(prev, line) && !(after_use && is_use)) {

@@ -1,5 +1,6 @@
 //! build.rs in anger: a crate that generates its client in build.rs (a copy of
-//! examples/build-rs), built with cargo as a user would. An untouched second build runs no
+//! examples/build-rs, with a binary that uses one item of the module), built with cargo as a
+//! user would. Nothing the binary leaves unused warns; an untouched second build runs no
 //! generator work; a touched capture regenerates; a broken capture fails the build with the
 //! located message, not a panic.
 
@@ -31,6 +32,21 @@ impl Build {
             )
             .expect("copy");
         }
+        // A binary that takes the module privately and uses one thing of it: what it leaves
+        // unused must not warn.
+        std::fs::write(
+            dir.path().join("src/main.rs"),
+            r#"mod bindings {
+    include!(concat!(env!("OUT_DIR"), "/time.rs"));
+}
+
+fn main() {
+    let client = bindings::time::Client::new(mcp_bindgen::mock::MockCaller::new());
+    let _ = client.caller();
+}
+"#,
+        )
+        .expect("main.rs");
         let path = |p: &str| root.join(p).display().to_string();
         std::fs::write(
             dir.path().join("Cargo.toml"),
@@ -99,6 +115,10 @@ fn build_rs_reruns_only_when_inputs_change_and_fails_located() {
     assert!(
         ran_build_script(&stderr),
         "the first build generates:\n{stderr}"
+    );
+    assert!(
+        !stderr.contains("never used") && !stderr.contains("dead_code"),
+        "a crate that uses one item of the module gets no warning for the others:\n{stderr}"
     );
 
     let (ok, stderr) = b.build();

@@ -12,6 +12,8 @@
 //! that calls them without the server, implement [`Fake`] and hand `Client::new(Faked(fake))`
 //! to it.
 
+#![allow(dead_code)]
+
 use std::future::Future;
 use mcp_bindgen::{
     CallToolResult, DriftReport, Error, NoArguments, Provenance, ToolCaller, ToolError,
