@@ -212,6 +212,20 @@ pub mod header_value {
         out
     }
 
+    /// The text of an `x-mcp-header` argument, before [`encode`]: a string itself, a number or
+    /// a boolean as JSON writes it; `None` for a value no header carries (null, an array, an
+    /// object). The one rule the client (which writes `Mcp-Param-*` headers) and the server
+    /// (which compares them with the body) share.
+    #[cfg(any(feature = "client", feature = "server"))]
+    pub(crate) fn argument_text(value: &serde_json::Value) -> Option<String> {
+        match value {
+            serde_json::Value::String(s) => Some(s.clone()),
+            serde_json::Value::Bool(b) => Some(b.to_string()),
+            serde_json::Value::Number(n) => Some(n.to_string()),
+            _ => None,
+        }
+    }
+
     /// The value a header carries: the decoded text of a sentinel-form value, else the value
     /// itself. `None` when the sentinel form holds invalid Base64 or bytes that are not UTF-8.
     ///

@@ -480,11 +480,6 @@ impl Route<'_> {
         serde_json::from_slice(message).ok()
     }
 
-    /// A request or a notification (it has a `method`).
-    pub(crate) fn has_method(&self) -> bool {
-        self.method.is_some()
-    }
-
     /// Its `method` is a string.
     pub(crate) fn has_string_method(&self) -> bool {
         self.method.is_some_and(|raw| raw.get().starts_with('"'))

@@ -21,6 +21,7 @@ mod changes;
 pub(crate) mod decode;
 mod drift;
 pub mod http;
+mod inbox;
 mod io;
 mod mcp_client;
 mod outgoing;
@@ -40,9 +41,10 @@ use crate::era::{self, Era};
 
 pub(crate) use builder::Settings;
 pub(crate) use decode::{Response, Route};
-pub(crate) use outgoing::Outgoing;
+pub(crate) use inbox::Routed;
+pub(crate) use outgoing::{Outgoing, describe};
 pub(crate) use session::{Negotiated, Session};
-pub(crate) use transport::Reply;
+pub(crate) use transport::{Reply, refused};
 
 pub use builder::ClientBuilder;
 pub use http::{HttpClient, HttpClientBuilder, HttpOptions, HttpTransport, TokenProvider};

@@ -193,5 +193,15 @@ struct ClientInfo<'a> {
     version: &'a str,
 }
 
+/// `tools/call echo`, `initialize`: what a request is, for messages.
+pub(crate) fn describe(method: &str, params: &Value) -> String {
+    match params["name"].as_str() {
+        Some(name) if method == "tools/call" || method == "prompts/get" => {
+            format!("{method} {name}")
+        }
+        _ => method.to_owned(),
+    }
+}
+
 #[cfg(test)]
 mod tests;

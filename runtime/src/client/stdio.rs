@@ -1,6 +1,7 @@
 //! The stdio client transport: spawns the server, speaks newline-delimited JSON-RPC on its
 //! stdin/stdout, passes its stderr through, and ends it when the client is dropped. It only
-//! moves lines: the era and every other protocol rule are the session's (`session.rs`).
+//! moves lines: the era and every other protocol rule are the session's (`session/`), and
+//! what comes in is routed by `inbox.rs`.
 
 use std::collections::HashMap;
 use std::future::Future;
@@ -15,11 +16,10 @@ use tokio::sync::{mpsc, oneshot};
 use tokio::task::JoinHandle;
 
 use super::io::{self, IoTask};
-use super::session;
 use super::transport::Carrier;
 use super::{
-    CallContext, ClientBuilder, McpClient, Negotiated, Outgoing, Reply, Response, Route, Session,
-    lock,
+    CallContext, ClientBuilder, McpClient, Negotiated, Outgoing, Reply, Response, Routed, Session,
+    describe, lock,
 };
 use crate::Error;
 
@@ -107,6 +107,24 @@ impl Shared {
         self.writer
             .send(text)
             .map_err(|_| Error::transport("could not write to the server: it has exited"))
+    }
+
+    /// The calls in flight that a notification concerns: a progress notification, the call
+    /// its token names; any other, every call with a log handler.
+    fn concerned(&self, message: &Value) -> Vec<CallContext> {
+        let pending = lock(&self.pending);
+        if message["method"] == "notifications/progress" {
+            let token = message["params"]["progressToken"].as_u64();
+            return token
+                .and_then(|t| pending.get(&t))
+                .map(|p| vec![p.context.clone()])
+                .unwrap_or_default();
+        }
+        pending
+            .values()
+            .filter(|p| p.context.log.is_some())
+            .map(|p| p.context.clone())
+            .collect()
     }
 
     fn cancel(&self, id: u64, reason: &str) {
@@ -265,7 +283,7 @@ impl Carrier for StdioTransport {
         let shared = self.shared.clone();
         let cancelling = shared.clone();
         let id = request.id;
-        let what = session::describe(request.method, request.params);
+        let what = describe(request.method, request.params);
         let text = request.text;
         IoTask::spawn(
             async move {
@@ -352,61 +370,33 @@ impl Carrier for StdioTransport {
     }
 }
 
-/// Routes responses to their requests and notifications to their handlers; answers the
-/// server's own requests; skips lines that are not JSON.
+/// Hands each line to the session's router; a response goes to the request waiting for it,
+/// a line that is not JSON-RPC is kept for a message about the server's silence.
 async fn read_loop(stdout: ChildStdout, shared: Arc<Shared>) {
     let mut lines = BufReader::new(stdout).lines();
     while let Ok(Some(line)) = lines.next_line().await {
-        let Some(route) = Route::of(line.as_bytes()) else {
-            shared.stray(&line);
-            continue;
-        };
-        shared.heard();
-        if !route.has_string_method() {
-            // A response: its bytes go to the request, decoded there (see `super::decode`).
-            if let Some(id) = route.id()
-                && let Some(pending) = lock(&shared.pending).remove(&id)
-            {
-                let _ = pending.tx.send(Response::new(line));
-            }
-            continue;
-        }
-        let Ok(message) = serde_json::from_str::<Value>(&line) else {
-            shared.stray(&line);
-            continue;
-        };
-        if let Some(method) = message.get("method").and_then(Value::as_str) {
-            if message.get("id").is_some() {
-                let answering = shared.clone();
-                tokio::spawn(async move {
-                    let replying = answering.clone();
-                    if let Ok(reply) =
-                        tokio::task::spawn_blocking(move || replying.session.response_to(&message))
-                            .await
-                    {
-                        let _ = answering.write(&reply);
-                    }
-                });
-            } else if method == "notifications/progress" {
-                let token = message["params"]["progressToken"].as_u64();
-                let context =
-                    token.and_then(|t| lock(&shared.pending).get(&t).map(|p| p.context.clone()));
-                if let Some(context) = context {
-                    shared.session.notify(&message, &context);
-                }
-            } else {
-                let contexts: Vec<CallContext> = lock(&shared.pending)
-                    .values()
-                    .filter(|p| p.context.log.is_some())
-                    .map(|p| p.context.clone())
-                    .collect();
-                if contexts.is_empty() {
-                    shared.session.notify(&message, &CallContext::default());
-                }
-                for context in contexts {
-                    shared.session.notify(&message, &context);
+        let answering = shared.clone();
+        let routed = shared.session.route(
+            line.as_bytes(),
+            |message| shared.concerned(message),
+            move |answer| {
+                // A server that has exited takes no answer; its requests fail with it.
+                let _ = answering.write(&answer);
+                std::future::ready(())
+            },
+        );
+        match routed {
+            Routed::Stray => shared.stray(&line),
+            Routed::Response(id) => {
+                shared.heard();
+                // Its bytes go to the request, decoded there (see `super::decode`).
+                if let Some(id) = id
+                    && let Some(pending) = lock(&shared.pending).remove(&id)
+                {
+                    let _ = pending.tx.send(Response::new(line));
                 }
             }
+            Routed::Handled => shared.heard(),
         }
     }
     // The server is gone: every waiting request fails now rather than at its timeout, and

@@ -33,6 +33,17 @@ pub enum Reply {
     Accepted,
 }
 
+/// `URL answered HTTP 500 Internal Server Error: <the body's first 500 characters>`.
+pub(crate) fn refused(peer: &str, status: http::StatusCode, body: &str) -> Error {
+    let mut message = format!("{peer} answered HTTP {status}");
+    let body = body.trim();
+    if !body.is_empty() {
+        let cut: String = body.chars().take(500).collect();
+        message.push_str(&format!(": {cut}"));
+    }
+    Error::transport(message)
+}
+
 /// A client transport: [`HttpTransport`](super::http::HttpTransport) (Streamable HTTP) or
 /// [`StdioTransport`](super::stdio::StdioTransport) (a child process's stdio), the `T` of
 /// [`McpClient<T>`](super::McpClient). Sealed: the protocol engine relies on what each one

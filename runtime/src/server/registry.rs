@@ -814,10 +814,9 @@ fn check_param_headers_in<'v>(
                         "the Mcp-Param-{name} header carries an invalid =?base64?...?= value"
                     ));
                 };
-                let expected = match body.kind() {
-                    Kind::String(s) => s.to_owned(),
-                    _ => body.to_value().to_string(),
-                };
+                let body = body.to_value();
+                let expected =
+                    era::header_value::argument_text(&body).unwrap_or_else(|| body.to_string());
                 if decoded != expected {
                     return Err(format!(
                         "arguments.{property} is {expected:?} but the Mcp-Param-{name} header \

@@ -18,6 +18,7 @@
 //! `tools/list`'s `ttlMs`).
 
 use std::future::Future;
+use std::pin::Pin;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -37,10 +38,12 @@ use policy::tls_hint;
 use streams::{get_stream, listen_for_changes};
 
 use super::io::{self, IoTask};
-use super::session::{self, refused};
 use super::sse::SseParser;
 use super::transport::Carrier;
-use super::{CallContext, McpClient, Negotiated, Outgoing, Reply, Response, Route, Session, lock};
+use super::{
+    CallContext, McpClient, Negotiated, Outgoing, Reply, Response, Routed, Session, describe, lock,
+    refused,
+};
 use crate::Error;
 use crate::era::{self, header as h};
 
@@ -128,7 +131,7 @@ impl Carrier for HttpTransport {
         let negotiated = request.era;
         let legacy = !negotiated.as_ref().is_some_and(|n| n.is_modern());
         let id = request.id;
-        let what = session::describe(request.method, request.params);
+        let what = describe(request.method, request.params);
         let headers = headers(
             &inner,
             Some(request.method),
@@ -501,19 +504,12 @@ async fn read_events(
             .map_err(|e| Error::web("the event stream broke off", e))?
         {
             for data in parser.push(&chunk) {
-                let Some(route) = Route::of(data.as_bytes()) else {
-                    continue;
-                };
-                if route.has_method() {
-                    let Ok(message) = serde_json::from_str::<Value>(&data) else {
-                        continue;
-                    };
-                    if route.has_id() {
-                        answer_server_request(inner.clone(), message, negotiated.cloned());
-                    } else {
-                        inner.session.notify(&message, context);
-                    }
-                } else if route.id() == Some(id) {
+                let routed = inner.session.route(
+                    data.as_bytes(),
+                    |_| vec![context.clone()],
+                    post_answer(inner.clone(), negotiated.cloned()),
+                );
+                if routed == Routed::Response(Some(id)) {
                     return Ok(Reply::Response(Response::new(data)));
                 }
             }
@@ -554,27 +550,19 @@ async fn read_events(
     )))
 }
 
-/// Answers a request the server sent on an event stream (legacy era), in the background.
-fn answer_server_request(inner: Arc<Inner>, message: Value, negotiated: Option<Negotiated>) {
-    tokio::spawn(async move {
-        let answering = inner.clone();
-        let Ok(reply) =
-            tokio::task::spawn_blocking(move || answering.session.response_to(&message)).await
-        else {
-            return;
-        };
-        let _ = tokio::time::timeout(
-            Duration::from_secs(30),
-            post(
-                &inner,
-                &reply,
-                None,
-                &CallContext::default(),
-                negotiated.as_ref(),
-            ),
-        )
-        .await;
-    });
+/// How the answer to a request the server sent on an event stream (legacy era) goes back: a
+/// POST, given up after 30 s. (Boxed: the POST may read an event stream that routes again.)
+fn post_answer(
+    inner: Arc<Inner>,
+    negotiated: Option<Negotiated>,
+) -> impl FnOnce(Value) -> Pin<Box<dyn Future<Output = ()> + Send>> + Send + 'static {
+    move |answer| {
+        Box::pin(async move {
+            let context = CallContext::default();
+            let posting = post(&inner, &answer, None, &context, negotiated.as_ref());
+            let _ = tokio::time::timeout(Duration::from_secs(30), posting).await;
+        })
+    }
 }
 
 #[cfg(test)]

@@ -7,10 +7,10 @@ use reqwest::StatusCode;
 use reqwest::header::{self, HeaderMap, HeaderValue};
 use serde_json::{Value, json};
 
-use super::{Inner, answer_server_request, headers};
+use super::{Inner, headers, post_answer};
 use crate::Error;
+use crate::client::Reply;
 use crate::client::sse::SseParser;
-use crate::client::{CallContext, Reply};
 use crate::era;
 
 /// The legacy era's standalone GET stream: the server's requests are answered and its
@@ -41,19 +41,9 @@ pub(super) async fn get_stream(inner: std::sync::Weak<Inner>) {
     let mut parser = SseParser::default();
     while let Ok(Some(chunk)) = response.chunk().await {
         for data in parser.push(&chunk) {
-            let Ok(message) = serde_json::from_str::<Value>(&data) else {
-                continue;
-            };
             let Some(inner) = inner.upgrade() else { return };
-            if message.get("method").is_none() {
-                continue;
-            }
-            if message.get("id").is_some() {
-                let negotiated = inner.session.negotiated();
-                answer_server_request(inner, message, negotiated);
-            } else {
-                inner.session.notify(&message, &CallContext::default());
-            }
+            let reply = post_answer(inner.clone(), inner.session.negotiated());
+            inner.session.route(data.as_bytes(), |_| Vec::new(), reply);
         }
     }
 }
@@ -292,7 +282,10 @@ async fn read_listen(
                         inner.session.tools_changed();
                     }
                 }
-                _ if acknowledged => inner.session.notify(&message, &CallContext::default()),
+                _ if acknowledged => {
+                    let reply = post_answer(inner.clone(), inner.session.negotiated());
+                    inner.session.route(data.as_bytes(), |_| Vec::new(), reply);
+                }
                 _ => {}
             }
         }

@@ -1,0 +1,92 @@
+use super::*;
+use crate::client::Settings;
+use std::sync::Mutex;
+
+fn session(settings: Settings) -> Arc<Session> {
+    Arc::new(Session::new(settings))
+}
+
+fn no_reply(_: Value) -> std::future::Ready<()> {
+    std::future::ready(())
+}
+
+#[test]
+fn responses_go_back_to_the_transport_and_noise_is_stray() {
+    let session = session(Settings::default());
+    let route = |bytes: &[u8]| session.route(bytes, |_| Vec::new(), no_reply);
+    assert_eq!(
+        route(br#"{"jsonrpc":"2.0","id":7,"result":{}}"#),
+        Routed::Response(Some(7))
+    );
+    assert_eq!(
+        route(br#"{"jsonrpc":"2.0","id":"a","error":{"code":1}}"#),
+        Routed::Response(None)
+    );
+    assert_eq!(route(b"npm warn deprecated"), Routed::Stray);
+    assert_eq!(route(b"[1, 2]"), Routed::Stray);
+}
+
+#[test]
+fn a_notification_reaches_the_handlers_of_the_calls_it_concerns_or_the_clients_own() {
+    let heard: Arc<Mutex<Vec<String>>> = Arc::default();
+    let own = heard.clone();
+    let settings = Settings {
+        log: Some(Arc::new(move |m: LogMessage| {
+            crate::client::lock(&own).push(format!("client: {}", m.data));
+        })),
+        ..Settings::default()
+    };
+    let session = session(settings);
+    let on_call = heard.clone();
+    let call = CallContext {
+        progress: None,
+        log: Some(Arc::new(move |m: LogMessage| {
+            crate::client::lock(&on_call).push(format!("call: {}", m.data));
+        })),
+    };
+    let log = br#"{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":"hi"}}"#;
+    let concerned = call.clone();
+    assert_eq!(
+        session.route(log, move |_| vec![concerned], no_reply),
+        Routed::Handled
+    );
+    assert_eq!(
+        session.route(log, |_| Vec::new(), no_reply),
+        Routed::Handled
+    );
+    assert_eq!(
+        *crate::client::lock(&heard),
+        ["call: \"hi\"", "client: \"hi\""]
+    );
+}
+
+#[test]
+fn a_request_of_the_servers_is_answered_through_the_transports_reply() {
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .expect("a runtime");
+    let session = session(Settings::default());
+    let (tx, rx) = tokio::sync::oneshot::channel();
+    runtime.block_on(async move {
+        let routed = session.route(
+            br#"{"jsonrpc":"2.0","id":"p1","method":"ping"}"#,
+            |_| panic!("a request is no notification"),
+            move |answer| {
+                let _ = tx.send(answer);
+                std::future::ready(())
+            },
+        );
+        assert_eq!(routed, Routed::Handled);
+        let answer = rx.await.expect("answered");
+        assert_eq!(answer, json!({"jsonrpc": "2.0", "id": "p1", "result": {}}));
+    });
+}
+
+#[test]
+fn a_request_no_handler_takes_is_answered_method_not_found() {
+    let session = session(Settings::default());
+    let answer = session.response_to(&json!({"id": 3, "method": "sampling/createMessage"}));
+    assert_eq!(answer["error"]["code"], -32601);
+    assert_eq!(answer["id"], 3);
+}
