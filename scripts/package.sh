@@ -8,7 +8,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 # In dependency order.
-crates=(mcp-bindgen-diff mcp-bindgen-macro mcp-bindgen mcp-bindgen-bevy mcp-bindgen-codegen mcp-bindgen-include mcp-bindgen-cli)
+crates=(mcp-bindgen-core mcp-bindgen-diff mcp-bindgen-macro mcp-bindgen mcp-bindgen-bevy mcp-bindgen-codegen mcp-bindgen-include mcp-bindgen-cli)
 args=()
 for crate in "${crates[@]}"; do
   args+=(-p "$crate")

@@ -1,6 +1,6 @@
 //! The JSON Schema dialects a schema may name in `$schema`.
 
-use mcp_bindgen_diff::pointer::escape;
+use mcp_bindgen_core::pointer::escape;
 use serde_json::Value;
 
 use crate::diagnostic::Diagnostic;

@@ -21,9 +21,10 @@
 //! # Ok::<(), mcp_bindgen_codegen::Error>(())
 //! ```
 
+pub use mcp_bindgen_core::digest;
 pub use mcp_bindgen_diff::{
     Annotations, Change, Format, Kind, Level, Options, Report, Severity, Summary, Tool, catalog,
-    digest, inclusion, rules,
+    inclusion, rules,
 };
 
 use crate::model::{self, Capture};
@@ -163,7 +164,7 @@ impl Recorded {
                 self.names.len()
             ));
         }
-        mcp_bindgen_diff::recorded::put_back_input_schemas(&mut tools, |name| {
+        mcp_bindgen_core::recorded::put_back_input_schemas(&mut tools, |name| {
             let Some(i) = self.names.iter().position(|n| n == name) else {
                 return Ok(None);
             };

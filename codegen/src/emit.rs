@@ -244,10 +244,10 @@ fn provenance(
 ) -> (TokenStream, TokenStream) {
     let generator = concat!("mcp-bindgen ", env!("CARGO_PKG_VERSION"));
     let listed = || plans.iter().map(|p| &p.tool.raw);
-    let digest = mcp_bindgen_diff::digest::digest(listed());
+    let digest = mcp_bindgen_core::digest::digest(listed());
     // The definitions without their input schemas, which `schemas` holds: once in the module.
-    let without_schemas = mcp_bindgen_diff::recorded::without_input_schemas(listed());
-    let tools = json_literal(&mcp_bindgen_diff::digest::canonical(&without_schemas));
+    let without_schemas = mcp_bindgen_core::recorded::without_input_schemas(listed());
+    let tools = json_literal(&mcp_bindgen_core::digest::canonical(&without_schemas));
     let schema_refs = schema_of_tool
         .iter()
         .map(|schema| quote!(&schemas::#schema));

@@ -22,9 +22,9 @@ use crate::types::{self, Origin, Types, Unit};
 
 /// Runs `f` with the big stack of the recursive stages (normaliser, contracts, typify, syn):
 /// deeply nested schemas must not overflow the caller's stack (test threads have 2 MiB). The
-/// runner is the comparison's (`mcp_bindgen_diff::stack`): one home for both.
+/// runner is the comparison's (`mcp_bindgen_core::stack`): one home for both.
 pub(crate) fn with_big_stack<T: Send>(f: impl FnOnce() -> T + Send) -> T {
-    mcp_bindgen_diff::stack::with_big_stack("mcp-bindgen-generator", f)
+    mcp_bindgen_core::stack::with_big_stack("mcp-bindgen-generator", f)
 }
 
 /// Runs `f` on a thread with the generator's stack (256 MiB reserved, only touched pages
@@ -178,7 +178,7 @@ impl Generator {
         config: &ServerConfig,
         capture: Option<&model::Capture>,
     ) -> Result<Module, Error> {
-        if mcp_bindgen_diff::stack::on_big_stack() {
+        if mcp_bindgen_core::stack::on_big_stack() {
             return self.generate_on_this_stack(config, capture);
         }
         // The module's syntax is not `Send`: the generator thread hands back its code, rendered
@@ -271,7 +271,7 @@ fn stages(
         tools: plans.len(),
         types: count,
         digest: capture
-            .map(|_| mcp_bindgen_diff::digest::digest(plans.iter().map(|p| &p.tool.raw))),
+            .map(|_| mcp_bindgen_core::digest::digest(plans.iter().map(|p| &p.tool.raw))),
     })
 }
 

@@ -16,7 +16,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 use heck::ToPascalCase;
-use mcp_bindgen_diff::pointer::{self as json_pointer, escape};
+use mcp_bindgen_core::pointer::{self as json_pointer, escape};
 use serde_json::{Map, Value, json};
 
 use crate::handoff::{Handwritten, HandwrittenVariant, Normalised, Substitution};

@@ -5,7 +5,7 @@
 use std::collections::BTreeMap;
 use std::path::Path;
 
-use mcp_bindgen_diff::param_headers::param_headers;
+use mcp_bindgen_core::param_headers::param_headers;
 
 use crate::config::ServerConfig;
 use crate::diagnostic::{Diagnostic, Reporter};

@@ -12,7 +12,8 @@ use std::hint::black_box;
 use std::path::Path;
 
 use criterion::{Criterion, criterion_group, criterion_main};
-use mcp_bindgen_diff::{Options, Tool, diff, digest};
+use mcp_bindgen_core::digest;
+use mcp_bindgen_diff::{Options, Tool, diff};
 use serde_json::Value;
 
 fn corpus() -> Vec<(String, Vec<Value>)> {

@@ -159,7 +159,7 @@ impl<'a> Catalog<'a> {
     /// `sha256:` and the hex SHA-256 of its [`canonical`](Catalog::canonical) form.
     #[cfg(feature = "digest")]
     pub fn digest(&self) -> String {
-        crate::digest::digest_text(&self.canonical())
+        mcp_bindgen_core::digest::digest_text(&self.canonical())
     }
 
     /// Only what `other` holds: its prompts, resources and templates by name (what a
@@ -290,7 +290,7 @@ fn pairs(kind: Kind, old: Vec<(&str, &str)>, new: Vec<(&str, &str)>, changes: &m
 /// A prompt's arguments, old against new.
 fn arguments(old: &Prompt<'_>, new: &Prompt<'_>, changes: &mut Vec<Change>) {
     let now: BTreeMap<&str, bool> = new.arguments.iter().copied().collect();
-    let at = |name: &str| format!("/arguments/{}", crate::pointer::escape(name));
+    let at = |name: &str| format!("/arguments/{}", mcp_bindgen_core::pointer::escape(name));
     for &(name, required) in &old.arguments {
         match now.get(name) {
             None => changes.push(change(

@@ -236,7 +236,7 @@ fn is_integer(n: &Number) -> bool {
     n.is_i64() || n.is_u64() || n.as_f64().is_some_and(|f| f.fract() == 0.0)
 }
 
-pub(crate) use crate::value::equal;
+pub(crate) use mcp_bindgen_core::value::equal;
 
 fn map(v: &Value) -> &Map<String, Value> {
     static EMPTY: std::sync::LazyLock<Map<String, Value>> = std::sync::LazyLock::new(Map::new);

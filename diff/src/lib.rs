@@ -7,8 +7,10 @@
 //! flow: `inputSchema` is what the client sends, `outputSchema` what it receives. `$ref`s are
 //! resolved first, so moving a definition is not a change.
 //!
-//! Tools are read from the JSON a server sends ([`Tool::from_json`]); [`digest`] gives a tool
-//! list's fingerprint, equal for equal lists whatever their key order and whitespace.
+//! Tools are read from the JSON a server sends ([`Tool::from_json`]). What the comparison shares
+//! with the runtime and the generator (JSON pointers, value equality, `x-mcp-header`
+//! annotations, recorded tools, a tool list's digest, the big-stack runner) is in
+//! `mcp-bindgen-core`: this crate is the comparison and nothing else.
 //!
 //! ```
 //! use mcp_bindgen_diff::{Options, Severity, Tool, diff};
@@ -29,20 +31,13 @@
 #![deny(missing_docs)]
 
 pub mod catalog;
-#[cfg(feature = "digest")]
-pub mod digest;
 mod format;
 pub mod inclusion;
-pub mod param_headers;
-pub mod pointer;
-pub mod recorded;
 mod rename;
 mod resolve;
 pub mod rules;
 mod schema;
-pub mod stack;
 mod tool;
-pub mod value;
 
 use std::cell::Cell;
 use std::collections::{BTreeMap, HashMap};
@@ -180,7 +175,9 @@ impl Report {
 /// Compares two tool lists: what a client of `old` meets when the server becomes `new`.
 pub fn diff(old: &[Tool<'_>], new: &[Tool<'_>], options: &Options) -> Report {
     // Schemas nest deeply and `$ref`s add to it: compare on a stack that cannot run out.
-    stack::with_big_stack("mcp-bindgen-diff", || diff_on_this_stack(old, new, options))
+    mcp_bindgen_core::stack::with_big_stack("mcp-bindgen-diff", || {
+        diff_on_this_stack(old, new, options)
+    })
 }
 
 fn diff_on_this_stack(old: &[Tool<'_>], new: &[Tool<'_>], options: &Options) -> Report {

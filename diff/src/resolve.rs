@@ -12,7 +12,7 @@ const MAX_HOPS: usize = 64;
 /// (followed through chains), else `node` itself.
 pub(crate) fn resolve<'a>(root: &'a Value, mut node: &'a Value) -> &'a Value {
     for _ in 0..MAX_HOPS {
-        match reference(node).and_then(|r| crate::pointer::resolve(root, r)) {
+        match reference(node).and_then(|r| mcp_bindgen_core::pointer::resolve(root, r)) {
             Some(next) => node = next,
             None => return node,
         }

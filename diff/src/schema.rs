@@ -25,9 +25,9 @@ use crate::inclusion::{
     self, ARRAY, Bound, FRACTION, INTEGER, Inclusion, OBJECT, STRING, Verdict, bound, type_names,
     types,
 };
-use crate::pointer::escape;
 use crate::resolve::{reference, resolve};
 use crate::rules::{self, Direction, Level, Outcome, Rule, Severity};
+use mcp_bindgen_core::pointer::escape;
 
 /// Schemas nested deeper than this (following `$ref`s) are not compared further.
 pub(crate) const MAX_DEPTH: usize = 256;
@@ -1077,7 +1077,7 @@ fn subject(pointer: &str) -> String {
     let mut tokens = pointer.rsplit('/');
     let last = tokens.next().unwrap_or("");
     match tokens.next() {
-        Some("properties") => format!("`{}`", crate::pointer::unescape(last)),
+        Some("properties") => format!("`{}`", mcp_bindgen_core::pointer::unescape(last)),
         _ if pointer.ends_with("/items") => "the items".into(),
         _ if pointer == "/inputSchema" => "the arguments".into(),
         _ if pointer == "/outputSchema" => "the result".into(),

@@ -46,7 +46,7 @@ impl Eq for Provenance {}
 
 impl Provenance {
     /// The provenance of a module: the generator (`mcp-bindgen 0.1.0`), the digest of its
-    /// tools (`sha256:…`, see `mcp_bindgen_diff::digest`), their names and their canonical
+    /// tools (`sha256:…`, see `mcp_bindgen_core::digest`), their names and their canonical
     /// JSON.
     pub const fn new(
         generator: &'static str,
@@ -132,7 +132,7 @@ impl Provenance {
                 .and_then(|schema| schema.schema());
             Ok::<_, std::convert::Infallible>(schema.cloned())
         };
-        let Ok(()) = mcp_bindgen_diff::recorded::put_back_input_schemas(&mut tools, schema_of);
+        let Ok(()) = mcp_bindgen_core::recorded::put_back_input_schemas(&mut tools, schema_of);
         tools
     }
 

@@ -266,7 +266,7 @@ fn serde_path_pointer(path: &str) -> String {
         let (name, indexes) = rest.split_at(name_end);
         if !name.is_empty() {
             pointer.push('/');
-            pointer.push_str(&mcp_bindgen_diff::pointer::escape(name));
+            pointer.push_str(&mcp_bindgen_core::pointer::escape(name));
         }
         rest = indexes;
         while let Some(open) = rest.find('[') {

@@ -17,8 +17,8 @@ use std::collections::BTreeMap;
 use std::fmt;
 use std::sync::{Mutex, OnceLock};
 
-use mcp_bindgen_diff::pointer::escape;
-use mcp_bindgen_diff::value::{compare, equal};
+use mcp_bindgen_core::pointer::escape;
+use mcp_bindgen_core::value::{compare, equal};
 use serde_json::{Map, Number, Value};
 
 mod compiled;
@@ -250,7 +250,7 @@ fn is_integer(n: &Number) -> bool {
 impl<'a> Checker<'a> {
     /// A local `$ref`'s target (percent-decoded, as the generator reads it).
     fn resolve(&self, reference: &str) -> Option<&'a Value> {
-        mcp_bindgen_diff::pointer::resolve(self.root, reference)
+        mcp_bindgen_core::pointer::resolve(self.root, reference)
     }
 
     fn check(

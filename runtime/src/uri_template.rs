@@ -413,7 +413,7 @@ fn escape(text: &str) -> String {
 /// Percent-decoding; text whose escapes are not valid `%XX` UTF-8 is kept as written.
 #[cfg_attr(not(feature = "server"), allow(dead_code))]
 fn decode(text: &str) -> String {
-    mcp_bindgen_diff::pointer::percent_decode(text)
+    mcp_bindgen_core::pointer::percent_decode(text)
         .map_or_else(|| text.to_owned(), std::borrow::Cow::into_owned)
 }
 

@@ -25,7 +25,7 @@ fn provenance() -> &'static Provenance {
         {"name": "told", "description": "Says one thing.", "inputSchema": {"type": "object"}},
     ]);
     let list = tools.as_array().expect("array");
-    let digest = mcp_bindgen_diff::digest::digest(list);
+    let digest = mcp_bindgen_core::digest::digest(list);
     let mut without_schemas = list.clone();
     let schemas: Vec<&'static ToolSchema> = without_schemas
         .iter_mut()
@@ -38,7 +38,7 @@ fn provenance() -> &'static Provenance {
             &*Box::leak(Box::new(ToolSchema::new(text)))
         })
         .collect();
-    let canonical = mcp_bindgen_diff::digest::canonical(&without_schemas);
+    let canonical = mcp_bindgen_core::digest::canonical(&without_schemas);
     let names: &'static [&'static str] = &["echo", "free", "gone", "told"];
     let provenance = Provenance::new(
         "test",
@@ -159,7 +159,7 @@ async fn an_unchanged_list_is_checked_once_and_then_costs_no_request() {
                 .contains(&t["name"].as_str().unwrap_or(""))
         })
         .collect();
-    assert_eq!(report.live, mcp_bindgen_diff::digest::digest(&served));
+    assert_eq!(report.live, mcp_bindgen_core::digest::digest(&served));
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -133,8 +133,8 @@ fn provenance() -> &'static Provenance {
         r
     };
     let tools: Vec<Value> = registry.tools().map(|t| t.to_json()).collect();
-    let digest = mcp_bindgen_diff::digest::digest(&tools);
-    let canonical = mcp_bindgen_diff::digest::canonical(&tools);
+    let digest = mcp_bindgen_core::digest::digest(&tools);
+    let canonical = mcp_bindgen_core::digest::canonical(&tools);
     Box::leak(Box::new(Provenance::new(
         "listen-test",
         Box::leak(digest.into_boxed_str()),

@@ -20,7 +20,7 @@ pub(crate) fn locate(text: &str, pointer: &str) -> Option<LineCol> {
         pointer
             .strip_prefix('/')?
             .split('/')
-            .map(|t| mcp_bindgen_diff::pointer::unescape(t).into_owned())
+            .map(|t| mcp_bindgen_core::pointer::unescape(t).into_owned())
             .collect()
     };
     let mut scanner = Scanner {

@@ -22,8 +22,9 @@ use std::sync::Mutex;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
+use mcp_bindgen_core::digest;
 use mcp_bindgen_diff::catalog::{self, Catalog};
-use mcp_bindgen_diff::{Kind, Options, Severity, Tool, digest, rules};
+use mcp_bindgen_diff::{Kind, Options, Severity, Tool, rules};
 use serde_json::Value;
 
 use super::{ToolList, lock};

@@ -324,7 +324,7 @@ impl Binding {
         arguments: &Value,
         owner: &super::owner::Owner,
     ) -> Binding {
-        let arguments = mcp_bindgen_diff::digest::canonical_value(arguments);
+        let arguments = mcp_bindgen_core::digest::canonical_value(arguments);
         let owner: &[u8] = owner.as_ref().map_or(&[], |owner| owner);
         let mut context = ring::digest::Context::new(&ring::digest::SHA256);
         // Each part after its length, so that no two requests' parts run together alike.

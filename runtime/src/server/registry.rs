@@ -12,7 +12,7 @@ use std::hash::BuildHasherDefault;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use mcp_bindgen_diff::param_headers::{ParamHeader, param_headers};
+use mcp_bindgen_core::param_headers::{ParamHeader, param_headers};
 use serde::Serialize;
 use serde_json::{Map, Value};
 use tokio::sync::mpsc;

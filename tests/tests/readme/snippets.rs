@@ -263,9 +263,9 @@ mod line_796 {
     }
 }
 
-/// README.md line 907: `items`.
+/// README.md line 908: `items`.
 #[allow(unused, unreachable_code, unnameable_test_items, clippy::all)]
-mod line_907 {
+mod line_908 {
     use super::support::*;
 
     // build.rs
@@ -278,9 +278,9 @@ mod line_907 {
     }
 }
 
-/// README.md line 934: `items`.
+/// README.md line 935: `items`.
 #[allow(unused, unreachable_code, unnameable_test_items, clippy::all)]
-mod line_934 {
+mod line_935 {
     use super::support::*;
 
     // Cargo.toml: mcp-bindgen, mcp-bindgen-include, serde, serde_json
@@ -296,9 +296,9 @@ mod line_934 {
     );
 }
 
-/// README.md line 1052: `fn()`.
+/// README.md line 1053: `fn()`.
 #[allow(unused, unreachable_code, unnameable_test_items, clippy::all)]
-mod line_1052 {
+mod line_1053 {
     use super::support::*;
 
     pub(super) async fn snippet() -> Result<(), Box<dyn std::error::Error>> {
@@ -318,9 +318,9 @@ mod line_1052 {
     }
 }
 
-/// README.md line 1096: `fn(url: &str)`.
+/// README.md line 1097: `fn(url: &str)`.
 #[allow(unused, unreachable_code, unnameable_test_items, clippy::all)]
-mod line_1096 {
+mod line_1097 {
     use super::support::*;
 
     pub(super) async fn snippet(url: &str) -> Result<(), Box<dyn std::error::Error>> {

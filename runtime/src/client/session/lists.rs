@@ -4,7 +4,7 @@
 
 use std::collections::HashMap;
 
-use mcp_bindgen_diff::param_headers::param_headers;
+use mcp_bindgen_core::param_headers::param_headers;
 use serde_json::{Value, json};
 
 use super::Connection;

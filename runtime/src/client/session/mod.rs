@@ -18,7 +18,7 @@ use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
-use mcp_bindgen_diff::param_headers::ParamHeader;
+use mcp_bindgen_core::param_headers::ParamHeader;
 use serde_json::{Map, Value, json};
 
 use super::drift::Drift;

@@ -1,7 +1,7 @@
 use super::*;
 use crate::client::Protocol;
 use crate::era::meta;
-use mcp_bindgen_diff::param_headers::param_headers;
+use mcp_bindgen_core::param_headers::param_headers;
 
 #[test]
 fn mirrored_arguments_are_written_as_their_headers_carry_them() {

@@ -6,7 +6,7 @@
 //! a tool the client would drop).
 //!
 //! ```
-//! use mcp_bindgen_diff::param_headers::param_headers;
+//! use mcp_bindgen_core::param_headers::param_headers;
 //! use serde_json::json;
 //!
 //! let schema = json!({"type": "object", "properties": {

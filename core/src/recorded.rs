@@ -4,7 +4,7 @@
 //! check, typed fakes, `diff --against-module`).
 //!
 //! ```
-//! use mcp_bindgen_diff::recorded;
+//! use mcp_bindgen_core::recorded;
 //! use serde_json::json;
 //!
 //! let tools = [json!({"name": "echo", "inputSchema": {"type": "object"}})];

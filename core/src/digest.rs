@@ -8,7 +8,7 @@
 //! have the same digest.
 //!
 //! ```
-//! use mcp_bindgen_diff::digest;
+//! use mcp_bindgen_core::digest;
 //! use serde_json::json;
 //!
 //! let a = json!({"name": "echo", "inputSchema": {"type": "object", "required": []}});
@@ -57,7 +57,7 @@ pub fn digest<'a>(tools: impl IntoIterator<Item = &'a Value>) -> String {
 }
 
 /// `sha256:` and the hex SHA-256 of `text` (a canonical form written elsewhere, such as a
-/// [`Catalog`](crate::catalog::Catalog)'s).
+/// `mcp_bindgen_diff::catalog::Catalog`'s).
 pub fn digest_text(text: &str) -> String {
     let mut hasher = Hasher::new();
     hasher.put(text.as_bytes());
