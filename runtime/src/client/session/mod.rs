@@ -3,8 +3,10 @@
 //! checks) and how it writes a request in that era ([`Session::outgoing`]). Around it, by what
 //! each does, written once for every transport over a [`Connection`] (the session and its
 //! transport): `negotiate.rs` finds the era, `request.rs` runs one request to its result,
-//! `lists.rs` fetches every page of a list. What the server sends unasked is routed in
-//! `super::inbox`; a [`Transport`](super::Transport) only moves messages.
+//! `lists.rs` fetches every page of a list, and this file's [`request`], [`call_tool`] and
+//! [`call_tool_decoded`] are what a client asks (a request whose `-32020` refreshes the tool
+//! list). What the server sends unasked is routed in `super::inbox`; a
+//! [`Transport`](super::Transport) only moves messages.
 
 mod lists;
 mod negotiate;
@@ -12,7 +14,6 @@ mod request;
 
 pub(crate) use lists::{catalog_list, pages, tool_list};
 pub(crate) use negotiate::negotiate;
-pub(crate) use request::{call_tool, call_tool_decoded, request};
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -21,11 +22,15 @@ use std::sync::{Arc, Mutex};
 use mcp_bindgen_core::param_headers::ParamHeader;
 use serde_json::{Map, Value, json};
 
+use request::request_loop;
+
+use super::decode::{TypedResult, ValueResult};
 use super::drift::Drift;
 use super::outgoing::{MetaKeys, ModernKeys};
-use super::{Outgoing, Settings, lock};
-use crate::Error;
+use super::transport::Transport;
+use super::{CallOptions, Outgoing, Settings, lock};
 use crate::era::{self, Era};
+use crate::{CallToolResult, Error};
 
 /// The negotiated version.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -216,6 +221,56 @@ impl<T> Drop for Connection<T> {
             task.abort();
         }
     }
+}
+
+/// Sends one request through `transport` and returns its `result`, with the rules of both
+/// eras: the modern `_meta`, a retry with another version on `-32022`, a retry after
+/// refreshing the tool list on `-32020` for `tools/call`, and the rounds of `input_required`.
+pub(crate) async fn request<T: Transport>(
+    conn: &Connection<T>,
+    method: &str,
+    params: Value,
+    options: &CallOptions,
+) -> Result<Value, Error> {
+    let refresh = || async { tool_list(conn).await.map(|_| ()) };
+    request_loop(conn, method, params, options, refresh, &ValueResult).await
+}
+
+/// `tools/call` over `client`, its result read as the runtime's lenient [`CallToolResult`]:
+/// what both transports' `call_tool_with` do.
+pub(crate) async fn call_tool<T: Transport>(
+    conn: &Connection<T>,
+    name: &str,
+    arguments: Map<String, Value>,
+    options: &CallOptions,
+) -> Result<CallToolResult, Error> {
+    let result = request(
+        conn,
+        "tools/call",
+        json!({"name": name, "arguments": arguments}),
+        options,
+    )
+    .await?;
+    serde_json::from_value(result).map_err(|e| {
+        Error::transport_source(
+            "tools/call answered with a result that is not a CallToolResult",
+            e,
+        )
+    })
+}
+
+/// `tools/call` over `client`, its result decoded into `T` straight from the response's bytes
+/// (see [`decode`]): what both transports' `call_tool_decoded` do.
+pub(crate) async fn call_tool_decoded<C: Transport, T: serde::de::DeserializeOwned + Send>(
+    conn: &Connection<C>,
+    name: &str,
+    arguments: Map<String, Value>,
+) -> Result<T, Error> {
+    let refresh = || async { tool_list(conn).await.map(|_| ()) };
+    let params = json!({"name": name, "arguments": arguments});
+    let options = CallOptions::default();
+    let decoder = TypedResult::<T>::new(name);
+    request_loop(conn, "tools/call", params, &options, refresh, &decoder).await
 }
 
 /// An `x-mcp-header` argument as its header carries it (strings encoded where they must be),

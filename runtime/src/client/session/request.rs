@@ -7,15 +7,14 @@ use std::time::Duration;
 #[cfg(feature = "tracing")]
 use std::time::Instant;
 
-use serde_json::{Map, Value, json};
+use serde_json::{Map, Value};
 
-use super::lists::tool_list;
 use super::{Connection, Negotiated};
-use crate::client::decode::{Decoder, Step, TypedResult, ValueResult};
+use crate::Error;
+use crate::client::decode::{Decoder, Step, ValueResult};
 use crate::client::transport::Transport;
 use crate::client::{CallContext, CallOptions, Reply, Response, describe, refused};
 use crate::era::{self, Era};
-use crate::{CallToolResult, Error};
 
 /// Sends one request (written with a new id) and returns the id and what came back.
 pub(super) async fn send<T: Transport>(
@@ -73,19 +72,6 @@ pub(super) fn into_response<T: Transport>(
     }
 }
 
-/// Sends one request through `transport` and returns its `result`, with the rules of both
-/// eras: the modern `_meta`, a retry with another version on `-32022`, a retry after
-/// refreshing the tool list on `-32020` for `tools/call`, and the rounds of `input_required`.
-pub(crate) async fn request<T: Transport>(
-    conn: &Connection<T>,
-    method: &str,
-    params: Value,
-    options: &CallOptions,
-) -> Result<Value, Error> {
-    let refresh = || async { tool_list(conn).await.map(|_| ()) };
-    request_loop(conn, method, params, options, refresh, &ValueResult).await
-}
-
 /// [`request`] without the tool-list refresh (which itself sends requests).
 pub(super) async fn request_plain<T: Transport>(
     conn: &Connection<T>,
@@ -99,7 +85,7 @@ pub(super) async fn request_plain<T: Transport>(
 
 /// One request and its rounds; with the `tracing` feature, inside a `mcp_request` span
 /// (method, tool, transport, protocol version, the last attempt's id, outcome and duration).
-async fn request_loop<T, R, F, D>(
+pub(super) async fn request_loop<T, R, F, D>(
     conn: &Connection<T>,
     method: &str,
     params: Value,
@@ -263,41 +249,4 @@ fn params_object(params: &mut Value) -> &mut Map<String, Value> {
         Value::Object(map) => map,
         _ => unreachable!("made an object above"),
     }
-}
-
-/// `tools/call` over `client`, its result read as the runtime's lenient [`CallToolResult`]:
-/// what both transports' `call_tool_with` do.
-pub(crate) async fn call_tool<T: Transport>(
-    conn: &Connection<T>,
-    name: &str,
-    arguments: Map<String, Value>,
-    options: &CallOptions,
-) -> Result<CallToolResult, Error> {
-    let result = request(
-        conn,
-        "tools/call",
-        json!({"name": name, "arguments": arguments}),
-        options,
-    )
-    .await?;
-    serde_json::from_value(result).map_err(|e| {
-        Error::transport_source(
-            "tools/call answered with a result that is not a CallToolResult",
-            e,
-        )
-    })
-}
-
-/// `tools/call` over `client`, its result decoded into `T` straight from the response's bytes
-/// (see [`decode`]): what both transports' `call_tool_decoded` do.
-pub(crate) async fn call_tool_decoded<C: Transport, T: serde::de::DeserializeOwned + Send>(
-    conn: &Connection<C>,
-    name: &str,
-    arguments: Map<String, Value>,
-) -> Result<T, Error> {
-    let refresh = || async { tool_list(conn).await.map(|_| ()) };
-    let params = json!({"name": name, "arguments": arguments});
-    let options = CallOptions::default();
-    let decoder = TypedResult::<T>::new(name);
-    request_loop(conn, "tools/call", params, &options, refresh, &decoder).await
 }
