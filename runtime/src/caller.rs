@@ -152,8 +152,10 @@ pub trait ToolCaller {
         None
     }
 
-    /// Checks for drift now (one `tools/list`) and returns the report; `None` for callers
-    /// that do not check, and under [`DriftPolicy::Off`](crate::DriftPolicy::Off).
+    /// Checks for drift now (one `tools/list`) and returns what changed that the module's
+    /// methods rely on: `None` when nothing did, for callers that do not check, and under
+    /// [`DriftPolicy::Off`](crate::DriftPolicy::Off). [`drift`](Self::drift) keeps the last
+    /// report, changed or not.
     fn check_drift(
         &self,
         provenance: &'static Provenance,

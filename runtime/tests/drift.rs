@@ -328,17 +328,16 @@ async fn the_applications_tool_list_refreshes_the_check() {
     );
 }
 
-/// `check_drift` checks now, whatever the last check.
+/// `check_drift` checks now, whatever the last check, and reports only what changed.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn check_drift_lists_now() {
     let (client, _reports) = server("modern", 600_000, DriftPolicy::Warn).await;
     let provenance = provenance();
-    let first = client
-        .check_drift(provenance)
-        .await
-        .expect("check")
-        .expect("a report");
-    assert!(first.unchanged(), "{first}");
+    // Nothing changed: no report to print (one line per change), and the clean one kept.
+    let first = client.check_drift(provenance).await.expect("check");
+    assert_eq!(first, None, "nothing changed");
+    let kept = client.drift(provenance).expect("the last report");
+    assert!(kept.unchanged() && kept.changes.is_empty(), "{kept}");
     change(&client).await;
     let second = client
         .check_drift(provenance)

@@ -185,9 +185,10 @@ impl<C: ToolCaller> Client<C> {
         self.caller.drift(&PROVENANCE)
     }
 
-    /// Checks now (one `tools/list`) whether the server's tools are those this module
-    /// was generated from, and returns the report (`None` for callers that do not
-    /// check). Calls check by themselves; this is for checking at start-up.
+    /// Checks now (one `tools/list`) whether the server's tools still serve this
+    /// module, and returns what changed that its methods rely on: `None` when nothing
+    /// did (and for callers that do not check); `drift()` keeps the last report either
+    /// way. Calls check by themselves; this is for checking at start-up.
     pub async fn check_drift(&self) -> Result<Option<DriftReport>, Error> {
         self.caller.check_drift(&PROVENANCE).await
     }
