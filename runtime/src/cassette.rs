@@ -656,25 +656,10 @@ impl Replayer {
     }
 }
 
-/// A call a [`Replayer`] could not answer: the [`Error::Transport`]'s source.
-#[derive(Debug)]
-pub struct Mismatch {
-    /// What was recorded and what was received.
-    pub message: String,
-}
-
-impl fmt::Display for Mismatch {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.message)
-    }
-}
-
-impl std::error::Error for Mismatch {}
-
 fn mismatch(path: &Path, message: String) -> Error {
-    Error::Transport {
-        message: format!("replaying {}: {message}", path.display()),
-        source: Some(Box::new(Mismatch { message })),
+    Error::Replay {
+        cassette: path.display().to_string(),
+        message,
     }
 }
 

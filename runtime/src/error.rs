@@ -102,6 +102,16 @@ pub enum Error {
         /// Its breaking changes.
         changes: Vec<crate::drift::Change>,
     },
+    /// A [`Replayer`](crate::cassette::Replayer) was asked for a call its cassette does not
+    /// hold next (or at all): `message` shows what was recorded and what was received.
+    /// Nothing reached a server; record the cassette again, or replay in any order.
+    #[error("replaying {cassette}: {message}")]
+    Replay {
+        /// The cassette's path.
+        cassette: String,
+        /// What was recorded and what was received.
+        message: String,
+    },
 }
 
 /// `"\n  " and a change` for each change.
@@ -221,7 +231,8 @@ impl Error {
             Error::Transport { .. }
             | Error::Timeout { .. }
             | Error::Protocol { .. }
-            | Error::Auth { .. } => None,
+            | Error::Auth { .. }
+            | Error::Replay { .. } => None,
         }
     }
 
