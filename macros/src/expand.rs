@@ -4,7 +4,7 @@ use heck::ToSnakeCase;
 use proc_macro2::TokenStream;
 use quote::quote;
 
-use crate::ast::Input;
+use crate::ast::{Derive, Input};
 use crate::attr::Flag;
 
 /// The name (default: the type's in snake_case), the title and the description (default: the
@@ -70,5 +70,34 @@ pub(crate) fn derive_prompt(input: &Input<'_>) -> TokenStream {
             const TITLE: ::core::option::Option<&'static str> = #title;
             const DESCRIPTION: &'static str = #description;
         }
+    }
+}
+
+/// The impl emitted beside a derive's error: the trait satisfied with neutral values, so the
+/// error that says what to mend is the only one.
+pub(crate) fn fallback(ident: &syn::Ident, derive: Derive) -> TokenStream {
+    match derive {
+        Derive::Tool => quote! {
+            impl ::mcp_bindgen::server::McpTool for #ident {
+                const NAME: &'static str = "";
+                const TITLE: ::core::option::Option<&'static str> = ::core::option::Option::None;
+                const DESCRIPTION: &'static str = "";
+                const ANNOTATIONS: ::mcp_bindgen::server::Annotations =
+                    ::mcp_bindgen::server::Annotations {
+                        read_only: false,
+                        destructive: false,
+                        idempotent: false,
+                        open_world: false,
+                    };
+                const WHEN_CRASHED: bool = false;
+            }
+        },
+        Derive::Prompt => quote! {
+            impl ::mcp_bindgen::server::McpPrompt for #ident {
+                const NAME: &'static str = "";
+                const TITLE: ::core::option::Option<&'static str> = ::core::option::Option::None;
+                const DESCRIPTION: &'static str = "";
+            }
+        },
     }
 }

@@ -22,7 +22,7 @@ pub fn derive_mcp_tool(input: TokenStream) -> TokenStream {
             valid::check(&input)?;
             Ok(expand::derive(&input))
         })
-        .unwrap_or_else(syn::Error::into_compile_error)
+        .unwrap_or_else(|error| with_fallback(error, &input, ast::Derive::Tool))
         .into()
 }
 
@@ -35,6 +35,21 @@ pub fn derive_mcp_prompt(input: TokenStream) -> TokenStream {
             valid::check(&input)?;
             Ok(expand::derive_prompt(&input))
         })
-        .unwrap_or_else(syn::Error::into_compile_error)
+        .unwrap_or_else(|error| with_fallback(error, &input, ast::Derive::Prompt))
         .into()
+}
+
+/// The error, and an impl of the trait with neutral values (as serde's derive does), so that
+/// the type's uses do not add a second, misleading error (`McpTool is not satisfied`) to the
+/// one that says what to mend. None for a generic type, which the derive does not take.
+fn with_fallback(
+    error: syn::Error,
+    input: &syn::DeriveInput,
+    derive: ast::Derive,
+) -> proc_macro2::TokenStream {
+    let mut tokens = error.into_compile_error();
+    if input.generics.params.is_empty() {
+        tokens.extend(expand::fallback(&input.ident, derive));
+    }
+    tokens
 }
