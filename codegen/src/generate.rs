@@ -309,22 +309,38 @@ fn contract_types(
         return Ok(None);
     }
     if !cfg!(feature = "contracts") {
-        let what = match config.contracts.first() {
-            Some(path) => format!("the contract `{}`", path.display()),
-            None => "result types written in TypeScript".to_owned(),
-        };
-        return Err(Diagnostic::new(
-            format!("[servers.{}]", config.module),
-            format!("{what} needs {NO_CONTRACTS}"),
-        )
-        .help("turn the feature on: mcp-bindgen-codegen = { version = \"..\", features = [\"contracts\"] } (it is on by default)")
-        .into());
+        return Err(contracts_off(config).into());
     }
     let stems = plans
         .iter()
         .map(|p| (p.tool.name.as_str(), p.stem.as_str()))
         .collect();
     lower_contracts(config, sources, &stems, names).map(Some)
+}
+
+/// The error of a build without the `contracts` feature that was given TypeScript: located at
+/// the contract (or the capture whose result types are TypeScript), worded for build.rs,
+/// `include_tools!` and manifest users alike, and suggesting no version (the crate may be a
+/// path or git dependency).
+fn contracts_off(config: &ServerConfig) -> Diagnostic {
+    let (file, what) = match config.contracts.first() {
+        Some(path) => (path.clone(), "this contract".to_owned()),
+        None => (
+            config
+                .capture
+                .clone()
+                .unwrap_or_else(|| config.module.clone().into()),
+            format!(
+                "the result types of module `{}`, written in TypeScript,",
+                config.module
+            ),
+        ),
+    };
+    Diagnostic::new(file, format!("{what} needs {NO_CONTRACTS}")).help(
+        "turn mcp-bindgen-codegen's `contracts` feature back on (it is on by default): drop \
+         `default-features = false` from its dependency line, or add `features = [\"contracts\"]` \
+         to it",
+    )
 }
 
 /// Parses, lowers and normalises the server's contracts.
@@ -393,4 +409,30 @@ fn contract_warnings(
         }
     }
     warnings
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Without the parser, a contract is refused where the user named it, in words for every
+    /// way in, and with no version to paste (a build.rs user once got `[servers.x]` and a
+    /// `version = ".."` line).
+    #[test]
+    fn contracts_without_the_parser_are_refused_at_the_contract() {
+        let mut config = ServerConfig::new("everything", "captures/everything.json");
+        config.contracts.push("contracts/everything.d.ts".into());
+        let text = contracts_off(&config).to_string();
+        assert!(text.starts_with("contracts/everything.d.ts"), "{text}");
+        assert!(text.contains("`contracts` feature"), "{text}");
+        assert!(
+            !text.contains("[servers.") && !text.contains("version"),
+            "{text}"
+        );
+
+        let config = ServerConfig::new("everything", "captures/everything.json");
+        let text = contracts_off(&config).to_string();
+        assert!(text.starts_with("captures/everything.json"), "{text}");
+        assert!(text.contains("module `everything`"), "{text}");
+    }
 }
