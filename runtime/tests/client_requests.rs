@@ -222,8 +222,8 @@ fn a_response_nobody_waits_for_is_accepted_and_dropped() {
 }
 
 /// A resource read that asks for input (2026-07-28 `input_required`), read through this
-/// crate's `HttpClient` over HTTP: the client answers the elicitation with its `on_request`
-/// handler, retries with the answer and the sealed state, and returns the contents.
+/// crate's `HttpClient` over HTTP: the client answers the elicitation with its `on_elicitation`
+/// handler (which declares the capability), retries with the answer and the sealed state, and returns the contents.
 #[test]
 fn a_resource_that_asks_is_read_through_the_clients_request_handler() {
     use mcp_bindgen::ResourceContents;
@@ -265,12 +265,13 @@ fn a_resource_that_asks_is_read_through_the_clients_request_handler() {
     let read = pollster::block_on(async {
         let client = HttpClient::builder(url)
             .protocol(Protocol::Modern)
-            .capabilities(json!({"elicitation": {}}))
             .timeout(Duration::from_secs(30))
-            .on_request(move |method, params| {
+            // Declares `elicitation` by itself: the server asks only a client that declared
+            // it (without the declaration the read would end with no question asked).
+            .on_elicitation(move |params| {
                 log.lock()
                     .expect("log")
-                    .push((method.to_owned(), params.clone()));
+                    .push(("elicitation/create".to_owned(), params.clone()));
                 Ok(json!({"action": "accept", "content": {"password": "swordfish"}}))
             })
             .connect()

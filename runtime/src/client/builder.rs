@@ -73,12 +73,59 @@ impl<O> ClientBuilder<O> {
 
     /// Answers the server's requests (elicitation, sampling, roots, ...), in both eras.
     /// `ping` is answered by the client itself, never passed here; without a handler,
-    /// everything else gets `-32601` (method not found).
+    /// everything else gets `-32601` (method not found). A server asks only what the client
+    /// declares: declare what this handler answers with [`capabilities`](Self::capabilities),
+    /// or use [`on_elicitation`](Self::on_elicitation), [`on_sampling`](Self::on_sampling) and
+    /// [`on_roots`](Self::on_roots), which declare theirs (and are asked before this one).
     pub fn on_request(
         mut self,
         handler: impl Fn(&str, &Value) -> Result<Value, Error> + Send + Sync + 'static,
     ) -> Self {
         self.settings.requests = Some(Arc::new(handler));
+        self
+    }
+
+    /// Answers the server's `elicitation/create` requests (a question for the user: the
+    /// handler gets the request's params and returns the result, `{"action": "accept",
+    /// "content": {..}}`, `decline` or `cancel`), in both eras, and declares the `elicitation`
+    /// capability, so that the server knows it may ask.
+    pub fn on_elicitation(
+        self,
+        handler: impl Fn(&Value) -> Result<Value, Error> + Send + Sync + 'static,
+    ) -> Self {
+        self.answering("elicitation/create", "elicitation", handler)
+    }
+
+    /// Answers the server's `sampling/createMessage` requests (a completion from the
+    /// application's model), in both eras, and declares the `sampling` capability.
+    pub fn on_sampling(
+        self,
+        handler: impl Fn(&Value) -> Result<Value, Error> + Send + Sync + 'static,
+    ) -> Self {
+        self.answering("sampling/createMessage", "sampling", handler)
+    }
+
+    /// Answers the server's `roots/list` requests (`{"roots": [{"uri": "file:///..."}]}`), in
+    /// both eras, and declares the `roots` capability.
+    pub fn on_roots(
+        self,
+        handler: impl Fn(&Value) -> Result<Value, Error> + Send + Sync + 'static,
+    ) -> Self {
+        self.answering("roots/list", "roots", handler)
+    }
+
+    fn answering(
+        mut self,
+        method: &'static str,
+        capability: &'static str,
+        handler: impl Fn(&Value) -> Result<Value, Error> + Send + Sync + 'static,
+    ) -> Self {
+        self.settings.answers.retain(|a| a.method != method);
+        self.settings.answers.push(Answers {
+            method,
+            capability,
+            handler: Arc::new(handler),
+        });
         self
     }
 
@@ -117,6 +164,32 @@ impl<O> ClientBuilder<O> {
     }
 }
 
+/// A handler of one method of the server's: its params to its result.
+pub(crate) type MethodHandler = Arc<dyn Fn(&Value) -> Result<Value, Error> + Send + Sync>;
+
+/// A handler of one of the server's requests, and the client capability it implies.
+#[derive(Clone)]
+pub(crate) struct Answers {
+    pub(crate) method: &'static str,
+    pub(crate) capability: &'static str,
+    pub(crate) handler: MethodHandler,
+}
+
+impl Settings {
+    /// The capabilities to declare: those set, and those the method handlers imply (an
+    /// explicit declaration of the same capability wins).
+    pub(crate) fn declared(&self) -> Value {
+        let mut capabilities = self.capabilities.clone();
+        if let Value::Object(map) = &mut capabilities {
+            for answers in &self.answers {
+                map.entry(answers.capability)
+                    .or_insert_with(|| Value::Object(serde_json::Map::new()));
+            }
+        }
+        capabilities
+    }
+}
+
 /// Builder settings both transports share.
 #[derive(Clone)]
 pub(crate) struct Settings {
@@ -127,6 +200,8 @@ pub(crate) struct Settings {
     pub(crate) protocol: Protocol,
     pub(crate) log: Option<LogHandler>,
     pub(crate) requests: Option<RequestHandler>,
+    /// The handlers of one method each, and the capability each declares.
+    pub(crate) answers: Vec<Answers>,
     pub(crate) drift_policy: crate::DriftPolicy,
     pub(crate) on_drift: Option<DriftHandler>,
     pub(crate) on_tools_changed: Vec<ToolsChangedHandler>,
@@ -142,6 +217,7 @@ impl Default for Settings {
             protocol: Protocol::Auto,
             log: None,
             requests: None,
+            answers: Vec::new(),
             drift_policy: crate::DriftPolicy::default(),
             on_drift: None,
             on_tools_changed: Vec::new(),
@@ -159,6 +235,10 @@ impl std::fmt::Debug for Settings {
             .field("protocol", &self.protocol)
             .field("log", &self.log.as_ref().map(|_| "<handler>"))
             .field("requests", &self.requests.as_ref().map(|_| "<handler>"))
+            .field(
+                "answers",
+                &self.answers.iter().map(|a| a.method).collect::<Vec<_>>(),
+            )
             .field("drift_policy", &self.drift_policy)
             .field("on_drift", &self.on_drift.as_ref().map(|_| "<handler>"))
             .field("on_tools_changed", &self.on_tools_changed.len())

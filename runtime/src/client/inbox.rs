@@ -108,10 +108,14 @@ impl Session {
 
     /// The result of the server's request `method` (a legacy-era request or a modern-era
     /// input request alike): `ping` answers `{}`, with or without a handler; otherwise the
+    /// method's own handler (`on_elicitation`, `on_sampling`, `on_roots`), the catch-all
     /// request handler, or `-32601`.
     pub(crate) fn answer(&self, method: &str, params: &Value) -> Result<Value, Error> {
         if method == "ping" {
             return Ok(json!({}));
+        }
+        if let Some(answers) = self.settings.answers.iter().find(|a| a.method == method) {
+            return (answers.handler)(params);
         }
         match &self.settings.requests {
             Some(handler) => handler(method, params),

@@ -22,9 +22,9 @@ mod line_126 {
     }
 }
 
-/// README.md line 218: `fn()`.
+/// README.md line 220: `fn()`.
 #[allow(unused, unreachable_code, unnameable_test_items, clippy::all)]
-mod line_218 {
+mod line_220 {
     use super::support::*;
 
     pub(super) async fn snippet() -> Result<(), Box<dyn std::error::Error>> {
@@ -47,9 +47,9 @@ mod line_218 {
     }
 }
 
-/// README.md line 254: `fn()`.
+/// README.md line 256: `fn()`.
 #[allow(unused, unreachable_code, unnameable_test_items, clippy::all)]
-mod line_254 {
+mod line_256 {
     use super::support::*;
 
     pub(super) async fn snippet() -> Result<(), Box<dyn std::error::Error>> {
@@ -74,9 +74,9 @@ mod line_254 {
     }
 }
 
-/// README.md line 304: `fn(config_dir: &std::path::Path)`.
+/// README.md line 306: `fn(config_dir: &std::path::Path)`.
 #[allow(unused, unreachable_code, unnameable_test_items, clippy::all)]
-mod line_304 {
+mod line_306 {
     use super::support::*;
 
     pub(super) async fn snippet(config_dir: &std::path::Path) -> Result<(), Box<dyn std::error::Error>> {
@@ -99,9 +99,9 @@ mod line_304 {
     }
 }
 
-/// README.md line 395: `fn(client: Client<HttpClient>) use mcp_bindgen::HttpClient; use mcp_bindgen_tests::py_tls::{Client, prompts, resources};`.
+/// README.md line 397: `fn(client: Client<HttpClient>) use mcp_bindgen::HttpClient; use mcp_bindgen_tests::py_tls::{Client, prompts, resources};`.
 #[allow(unused, unreachable_code, unnameable_test_items, clippy::all)]
-mod line_395 {
+mod line_397 {
     use super::support::*;
     use mcp_bindgen::HttpClient;
     use mcp_bindgen_tests::py_tls::{Client, prompts, resources};
@@ -116,9 +116,9 @@ mod line_395 {
     }
 }
 
-/// README.md line 408: `fn(client: Client<HttpClient>) use mcp_bindgen::HttpClient; use mcp_bindgen_tests::everything::Client;`.
+/// README.md line 410: `fn(client: Client<HttpClient>) use mcp_bindgen::HttpClient; use mcp_bindgen_tests::everything::Client;`.
 #[allow(unused, unreachable_code, unnameable_test_items, clippy::all)]
-mod line_408 {
+mod line_410 {
     use super::support::*;
     use mcp_bindgen::HttpClient;
     use mcp_bindgen_tests::everything::Client;
@@ -132,9 +132,9 @@ mod line_408 {
     }
 }
 
-/// README.md line 421: `items`.
+/// README.md line 423: `items`.
 #[allow(unused, unreachable_code, unnameable_test_items, clippy::all)]
-mod line_421 {
+mod line_423 {
     use super::support::*;
 
     use mcp_bindgen::server::{Handler, McpTool, Registry, Server, ToolError};
@@ -174,9 +174,9 @@ mod line_421 {
     }
 }
 
-/// README.md line 575: `fn(client: Client<HttpClient>, http: HttpClient) use mcp_bindgen::HttpClient; use mcp_bindings::tecs::{Client, types};`.
+/// README.md line 577: `fn(client: Client<HttpClient>, http: HttpClient) use mcp_bindgen::HttpClient; use mcp_bindings::tecs::{Client, types};`.
 #[allow(unused, unreachable_code, unnameable_test_items, clippy::all)]
-mod line_575 {
+mod line_577 {
     use super::support::*;
     use mcp_bindgen::HttpClient;
     use mcp_bindings::tecs::{Client, types};
@@ -192,9 +192,9 @@ mod line_575 {
     }
 }
 
-/// README.md line 603: `fn() run`.
+/// README.md line 605: `fn() run`.
 #[allow(unused, unreachable_code, unnameable_test_items, clippy::all)]
-mod line_603 {
+mod line_605 {
     use super::support::*;
 
     pub(super) async fn snippet() -> Result<(), Box<dyn std::error::Error>> {
@@ -240,13 +240,13 @@ mod line_603 {
 }
 
 #[test]
-fn line_603_runs() {
-    pollster::block_on(line_603::snippet()).expect("the snippet runs");
+fn line_605_runs() {
+    pollster::block_on(line_605::snippet()).expect("the snippet runs");
 }
 
-/// README.md line 796: `fn(url: &str)`.
+/// README.md line 798: `fn(url: &str)`.
 #[allow(unused, unreachable_code, unnameable_test_items, clippy::all)]
-mod line_796 {
+mod line_798 {
     use super::support::*;
 
     pub(super) async fn snippet(url: &str) -> Result<(), Box<dyn std::error::Error>> {
@@ -263,9 +263,9 @@ mod line_796 {
     }
 }
 
-/// README.md line 908: `items`.
+/// README.md line 910: `items`.
 #[allow(unused, unreachable_code, unnameable_test_items, clippy::all)]
-mod line_908 {
+mod line_910 {
     use super::support::*;
 
     // build.rs
@@ -278,9 +278,9 @@ mod line_908 {
     }
 }
 
-/// README.md line 935: `items`.
+/// README.md line 937: `items`.
 #[allow(unused, unreachable_code, unnameable_test_items, clippy::all)]
-mod line_935 {
+mod line_937 {
     use super::support::*;
 
     // Cargo.toml: mcp-bindgen, mcp-bindgen-include, serde, serde_json
@@ -296,9 +296,9 @@ mod line_935 {
     );
 }
 
-/// README.md line 1053: `fn()`.
+/// README.md line 1055: `fn()`.
 #[allow(unused, unreachable_code, unnameable_test_items, clippy::all)]
-mod line_1053 {
+mod line_1055 {
     use super::support::*;
 
     pub(super) async fn snippet() -> Result<(), Box<dyn std::error::Error>> {
@@ -318,9 +318,9 @@ mod line_1053 {
     }
 }
 
-/// README.md line 1097: `fn(url: &str)`.
+/// README.md line 1099: `fn(url: &str)`.
 #[allow(unused, unreachable_code, unnameable_test_items, clippy::all)]
-mod line_1097 {
+mod line_1099 {
     use super::support::*;
 
     pub(super) async fn snippet(url: &str) -> Result<(), Box<dyn std::error::Error>> {

@@ -90,3 +90,35 @@ fn a_request_no_handler_takes_is_answered_method_not_found() {
     assert_eq!(answer["error"]["code"], -32601);
     assert_eq!(answer["id"], 3);
 }
+
+#[test]
+fn a_method_handler_declares_its_capability_and_is_asked_before_the_catch_all() {
+    let mut settings = Settings {
+        capabilities: json!({"experimental": {"x": {}}, "roots": {"listChanged": true}}),
+        requests: Some(Arc::new(|method: &str, _: &Value| {
+            Ok(json!({"by": method}))
+        })),
+        ..Settings::default()
+    };
+    settings.answers.push(crate::client::builder::Answers {
+        method: "elicitation/create",
+        capability: "elicitation",
+        handler: Arc::new(|params: &Value| Ok(json!({"action": "accept", "asked": params}))),
+    });
+    settings.answers.push(crate::client::builder::Answers {
+        method: "roots/list",
+        capability: "roots",
+        handler: Arc::new(|_: &Value| Ok(json!({"roots": []}))),
+    });
+    let session = session(settings);
+    // Declared: the handler's capability added, an explicit one kept as it was.
+    assert_eq!(
+        session.settings.capabilities,
+        json!({"experimental": {"x": {}}, "roots": {"listChanged": true}, "elicitation": {}})
+    );
+    let asked = session.response_to(&json!({"id": 1, "method": "elicitation/create",
+        "params": {"message": "name?"}}));
+    assert_eq!(asked["result"]["asked"]["message"], "name?");
+    let other = session.response_to(&json!({"id": 2, "method": "sampling/createMessage"}));
+    assert_eq!(other["result"]["by"], "sampling/createMessage");
+}

@@ -65,7 +65,8 @@ pub(crate) struct Session {
 }
 
 impl Session {
-    pub(crate) fn new(settings: Settings) -> Self {
+    pub(crate) fn new(mut settings: Settings) -> Self {
+        settings.capabilities = settings.declared();
         Session {
             drift: Drift::new(settings.drift_policy, settings.on_drift.clone()),
             next_id: AtomicU64::new(1),
