@@ -167,16 +167,21 @@ mod line_423 {
         let mut registry = Registry::new("my-game", "1.0.0");
         registry.register::<PlacedCount>();
         let mut server = Server::listen(registry, 7100)?; // 127.0.0.1 only; 0 = a free port
+        // A 60 Hz frame: the game's update, the agents' calls within 1 ms of it (here, with
+        // &mut Game; never blocks), then sleep out the rest of the frame instead of spinning.
+        let frame = std::time::Duration::from_secs(1) / 60;
         loop {
+            let started = std::time::Instant::now();
             game.update();
-            server.poll(&mut game); // runs at most one queued call, here, with &mut Game; never blocks
+            server.poll_for(&mut game, std::time::Duration::from_millis(1));
+            std::thread::sleep(frame.saturating_sub(started.elapsed()));
         }
     }
 }
 
-/// README.md line 577: `fn(client: Client<HttpClient>, http: HttpClient) use mcp_bindgen::HttpClient; use mcp_bindings::tecs::{Client, types};`.
+/// README.md line 582: `fn(client: Client<HttpClient>, http: HttpClient) use mcp_bindgen::HttpClient; use mcp_bindings::tecs::{Client, types};`.
 #[allow(unused, unreachable_code, unnameable_test_items, clippy::all)]
-mod line_577 {
+mod line_582 {
     use super::support::*;
     use mcp_bindgen::HttpClient;
     use mcp_bindings::tecs::{Client, types};
@@ -192,9 +197,9 @@ mod line_577 {
     }
 }
 
-/// README.md line 605: `fn() run`.
+/// README.md line 610: `fn() run`.
 #[allow(unused, unreachable_code, unnameable_test_items, clippy::all)]
-mod line_605 {
+mod line_610 {
     use super::support::*;
 
     pub(super) async fn snippet() -> Result<(), Box<dyn std::error::Error>> {
@@ -240,13 +245,13 @@ mod line_605 {
 }
 
 #[test]
-fn line_605_runs() {
-    pollster::block_on(line_605::snippet()).expect("the snippet runs");
+fn line_610_runs() {
+    pollster::block_on(line_610::snippet()).expect("the snippet runs");
 }
 
-/// README.md line 798: `fn(url: &str)`.
+/// README.md line 803: `fn(url: &str)`.
 #[allow(unused, unreachable_code, unnameable_test_items, clippy::all)]
-mod line_798 {
+mod line_803 {
     use super::support::*;
 
     pub(super) async fn snippet(url: &str) -> Result<(), Box<dyn std::error::Error>> {
@@ -263,9 +268,9 @@ mod line_798 {
     }
 }
 
-/// README.md line 910: `items`.
+/// README.md line 915: `items`.
 #[allow(unused, unreachable_code, unnameable_test_items, clippy::all)]
-mod line_910 {
+mod line_915 {
     use super::support::*;
 
     // build.rs
@@ -278,9 +283,9 @@ mod line_910 {
     }
 }
 
-/// README.md line 937: `items`.
+/// README.md line 942: `items`.
 #[allow(unused, unreachable_code, unnameable_test_items, clippy::all)]
-mod line_937 {
+mod line_942 {
     use super::support::*;
 
     // Cargo.toml: mcp-bindgen, mcp-bindgen-include, serde, serde_json
@@ -296,9 +301,9 @@ mod line_937 {
     );
 }
 
-/// README.md line 1055: `fn()`.
+/// README.md line 1060: `fn()`.
 #[allow(unused, unreachable_code, unnameable_test_items, clippy::all)]
-mod line_1055 {
+mod line_1060 {
     use super::support::*;
 
     pub(super) async fn snippet() -> Result<(), Box<dyn std::error::Error>> {
@@ -318,9 +323,9 @@ mod line_1055 {
     }
 }
 
-/// README.md line 1099: `fn(url: &str)`.
+/// README.md line 1104: `fn(url: &str)`.
 #[allow(unused, unreachable_code, unnameable_test_items, clippy::all)]
-mod line_1099 {
+mod line_1104 {
     use super::support::*;
 
     pub(super) async fn snippet(url: &str) -> Result<(), Box<dyn std::error::Error>> {
