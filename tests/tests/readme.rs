@@ -184,3 +184,57 @@ fn every_rust_snippet_in_the_readme_is_compiled_or_the_file_it_shows() {
     assert!(skipped.len() <= 1, "skipped: {skipped:?}");
     expect_test::expect_file!["readme/snippets.rs"].assert_eq(&generated);
 }
+
+/// Every TOML block of the README that declares dependencies resolves as pasted into a new
+/// crate beside a clone of this repository (`../mcp-bindgen/...` made to point at this
+/// checkout): a crate named but not published, or a path that moved, fails here with the
+/// README's line, as it would fail for a reader (`no matching package named ...`).
+#[test]
+fn every_dependency_block_in_the_readme_resolves_against_this_checkout() {
+    let root = root();
+    let readme = std::fs::read_to_string(root.join("README.md")).expect("README.md");
+    let lines: Vec<&str> = readme.lines().collect();
+    let mut checked = 0;
+    let mut i = 0;
+    while i < lines.len() {
+        if lines[i].trim() != "```toml" {
+            i += 1;
+            continue;
+        }
+        let start = i + 1;
+        let end = (start..lines.len())
+            .find(|&j| lines[j].trim() == "```")
+            .unwrap_or_else(|| panic!("README.md:{start}: the block never ends"));
+        let block = lines[start..end].join("\n");
+        i = end + 1;
+        if !block.contains("dependencies]") {
+            continue; // a bindings manifest, not a crate's
+        }
+        let dir = tempfile::tempdir().expect("a scratch directory");
+        let checkout = root.display().to_string();
+        let manifest = format!(
+            "[package]\nname = \"readme-block-{start}\"\nversion = \"0.0.0\"\nedition = \"2024\"\n\
+             publish = false\n\n{}\n\n[workspace]\n",
+            block.replace("../mcp-bindgen/", &format!("{checkout}/"))
+        );
+        std::fs::write(dir.path().join("Cargo.toml"), manifest).expect("Cargo.toml");
+        std::fs::create_dir(dir.path().join("src")).expect("src");
+        std::fs::write(dir.path().join("src/lib.rs"), "").expect("lib.rs");
+        let output = std::process::Command::new(env!("CARGO"))
+            .args(["metadata", "--format-version", "1"])
+            .current_dir(dir.path())
+            .output()
+            .expect("runs cargo metadata");
+        assert!(
+            output.status.success(),
+            "README.md:{start}: the dependencies of this block do not resolve against this \
+             checkout:\n{}",
+            String::from_utf8_lossy(&output.stderr)
+        );
+        checked += 1;
+    }
+    assert!(
+        checked >= 2,
+        "Getting started's and the Bevy section's blocks: {checked}"
+    );
+}

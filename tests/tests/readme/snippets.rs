@@ -3,9 +3,9 @@
 
 use super::support;
 
-/// README.md line 126: `fn(url: &str, key: &str)`.
+/// README.md line 129: `fn(url: &str, key: &str)`.
 #[allow(unused, unreachable_code, unnameable_test_items, clippy::all)]
-mod line_126 {
+mod line_129 {
     use super::support::*;
 
     pub(super) async fn snippet(url: &str, key: &str) -> Result<(), Box<dyn std::error::Error>> {
@@ -22,9 +22,9 @@ mod line_126 {
     }
 }
 
-/// README.md line 220: `fn()`.
+/// README.md line 223: `fn()`.
 #[allow(unused, unreachable_code, unnameable_test_items, clippy::all)]
-mod line_220 {
+mod line_223 {
     use super::support::*;
 
     pub(super) async fn snippet() -> Result<(), Box<dyn std::error::Error>> {
@@ -47,9 +47,9 @@ mod line_220 {
     }
 }
 
-/// README.md line 256: `fn()`.
+/// README.md line 259: `fn()`.
 #[allow(unused, unreachable_code, unnameable_test_items, clippy::all)]
-mod line_256 {
+mod line_259 {
     use super::support::*;
 
     pub(super) async fn snippet() -> Result<(), Box<dyn std::error::Error>> {
@@ -74,9 +74,9 @@ mod line_256 {
     }
 }
 
-/// README.md line 306: `fn(config_dir: &std::path::Path)`.
+/// README.md line 309: `fn(config_dir: &std::path::Path)`.
 #[allow(unused, unreachable_code, unnameable_test_items, clippy::all)]
-mod line_306 {
+mod line_309 {
     use super::support::*;
 
     pub(super) async fn snippet(config_dir: &std::path::Path) -> Result<(), Box<dyn std::error::Error>> {
@@ -99,9 +99,9 @@ mod line_306 {
     }
 }
 
-/// README.md line 397: `fn(client: Client<HttpClient>) use mcp_bindgen::HttpClient; use mcp_bindgen_tests::py_tls::{Client, prompts, resources};`.
+/// README.md line 400: `fn(client: Client<HttpClient>) use mcp_bindgen::HttpClient; use mcp_bindgen_tests::py_tls::{Client, prompts, resources};`.
 #[allow(unused, unreachable_code, unnameable_test_items, clippy::all)]
-mod line_397 {
+mod line_400 {
     use super::support::*;
     use mcp_bindgen::HttpClient;
     use mcp_bindgen_tests::py_tls::{Client, prompts, resources};
@@ -116,9 +116,9 @@ mod line_397 {
     }
 }
 
-/// README.md line 410: `fn(client: Client<HttpClient>) use mcp_bindgen::HttpClient; use mcp_bindgen_tests::everything::Client;`.
+/// README.md line 413: `fn(client: Client<HttpClient>) use mcp_bindgen::HttpClient; use mcp_bindgen_tests::everything::Client;`.
 #[allow(unused, unreachable_code, unnameable_test_items, clippy::all)]
-mod line_410 {
+mod line_413 {
     use super::support::*;
     use mcp_bindgen::HttpClient;
     use mcp_bindgen_tests::everything::Client;
@@ -132,9 +132,9 @@ mod line_410 {
     }
 }
 
-/// README.md line 423: `items`.
+/// README.md line 426: `items`.
 #[allow(unused, unreachable_code, unnameable_test_items, clippy::all)]
-mod line_423 {
+mod line_426 {
     use super::support::*;
 
     use mcp_bindgen::server::{Handler, McpTool, Registry, Server, ToolError};
@@ -179,9 +179,9 @@ mod line_423 {
     }
 }
 
-/// README.md line 582: `fn(client: Client<HttpClient>, http: HttpClient) use mcp_bindgen::HttpClient; use mcp_bindings::tecs::{Client, types};`.
+/// README.md line 585: `fn(client: Client<HttpClient>, http: HttpClient) use mcp_bindgen::HttpClient; use mcp_bindings::tecs::{Client, types};`.
 #[allow(unused, unreachable_code, unnameable_test_items, clippy::all)]
-mod line_582 {
+mod line_585 {
     use super::support::*;
     use mcp_bindgen::HttpClient;
     use mcp_bindings::tecs::{Client, types};
@@ -197,9 +197,9 @@ mod line_582 {
     }
 }
 
-/// README.md line 610: `fn() run`.
+/// README.md line 613: `fn() run`.
 #[allow(unused, unreachable_code, unnameable_test_items, clippy::all)]
-mod line_610 {
+mod line_613 {
     use super::support::*;
 
     pub(super) async fn snippet() -> Result<(), Box<dyn std::error::Error>> {
@@ -245,13 +245,13 @@ mod line_610 {
 }
 
 #[test]
-fn line_610_runs() {
-    pollster::block_on(line_610::snippet()).expect("the snippet runs");
+fn line_613_runs() {
+    pollster::block_on(line_613::snippet()).expect("the snippet runs");
 }
 
-/// README.md line 803: `fn(url: &str)`.
+/// README.md line 807: `fn(url: &str)`.
 #[allow(unused, unreachable_code, unnameable_test_items, clippy::all)]
-mod line_803 {
+mod line_807 {
     use super::support::*;
 
     pub(super) async fn snippet(url: &str) -> Result<(), Box<dyn std::error::Error>> {
@@ -268,9 +268,9 @@ mod line_803 {
     }
 }
 
-/// README.md line 915: `items`.
+/// README.md line 919: `items`.
 #[allow(unused, unreachable_code, unnameable_test_items, clippy::all)]
-mod line_915 {
+mod line_919 {
     use super::support::*;
 
     // build.rs
@@ -283,9 +283,9 @@ mod line_915 {
     }
 }
 
-/// README.md line 942: `items`.
+/// README.md line 946: `items`.
 #[allow(unused, unreachable_code, unnameable_test_items, clippy::all)]
-mod line_942 {
+mod line_946 {
     use super::support::*;
 
     // Cargo.toml: mcp-bindgen, mcp-bindgen-include, serde, serde_json
@@ -301,9 +301,9 @@ mod line_942 {
     );
 }
 
-/// README.md line 1060: `fn()`.
+/// README.md line 1064: `fn()`.
 #[allow(unused, unreachable_code, unnameable_test_items, clippy::all)]
-mod line_1060 {
+mod line_1064 {
     use super::support::*;
 
     pub(super) async fn snippet() -> Result<(), Box<dyn std::error::Error>> {
@@ -323,9 +323,9 @@ mod line_1060 {
     }
 }
 
-/// README.md line 1104: `fn(url: &str)`.
+/// README.md line 1108: `fn(url: &str)`.
 #[allow(unused, unreachable_code, unnameable_test_items, clippy::all)]
-mod line_1104 {
+mod line_1108 {
     use super::support::*;
 
     pub(super) async fn snippet(url: &str) -> Result<(), Box<dyn std::error::Error>> {
