@@ -77,6 +77,8 @@ impl<O> ClientBuilder<O> {
     /// declares: declare what this handler answers with [`capabilities`](Self::capabilities),
     /// or use [`on_elicitation`](Self::on_elicitation), [`on_sampling`](Self::on_sampling) and
     /// [`on_roots`](Self::on_roots), which declare theirs (and are asked before this one).
+    /// At most 32 of the server's requests are answered at once (handlers running, off the
+    /// I/O threads); one more is answered `-32603` at once.
     pub fn on_request(
         mut self,
         handler: impl Fn(&str, &Value) -> Result<Value, Error> + Send + Sync + 'static,

@@ -17,6 +17,17 @@ use serde_json::{Map, Value, json};
 use super::{CallContext, LogMessage, Progress, Route, Session};
 use crate::Error;
 
+/// How many of the server's requests are answered at once (their handlers running); one more
+/// is answered `-32603` at once, so a server cannot make the client queue work without end.
+pub(crate) const ANSWERING_AT_ONCE: usize = 32;
+
+/// The error response to a request that finds [`ANSWERING_AT_ONCE`] answers running.
+fn busy(id: &Value) -> Value {
+    json!({"jsonrpc": "2.0", "id": id, "error": {"code": -32603, "message": format!(
+        "the client is answering {ANSWERING_AT_ONCE} requests of the server's already"
+    )}})
+}
+
 /// What became of one message from the server.
 #[derive(Debug, PartialEq, Eq)]
 pub(crate) enum Routed {
@@ -53,11 +64,18 @@ impl Session {
             return Routed::Stray;
         };
         if route.has_id() {
+            let Ok(room) = self.answering.clone().try_acquire_owned() else {
+                // A server that asks faster than the application answers is refused at once,
+                // rather than queueing work without end.
+                tokio::spawn(reply(busy(&message["id"])));
+                return Routed::Handled;
+            };
             let session = self.clone();
             tokio::spawn(async move {
                 // The application's handler may take its time (a question to a person).
                 let answered =
                     tokio::task::spawn_blocking(move || session.response_to(&message)).await;
+                drop(room);
                 if let Ok(answer) = answered {
                     reply(answer).await;
                 }

@@ -122,3 +122,65 @@ fn a_method_handler_declares_its_capability_and_is_asked_before_the_catch_all() 
     let other = session.response_to(&json!({"id": 2, "method": "sampling/createMessage"}));
     assert_eq!(other["result"]["by"], "sampling/createMessage");
 }
+
+#[test]
+fn a_server_that_asks_faster_than_the_client_answers_is_refused_past_the_bound() {
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .expect("a runtime");
+    // Every handler waits until the test lets it go.
+    let (release, gate) = std::sync::mpsc::channel::<()>();
+    let gate = Arc::new(Mutex::new(gate));
+    let settings = Settings {
+        requests: Some(Arc::new(move |_: &str, _: &Value| {
+            let _ = crate::client::lock(&gate).recv();
+            Ok(json!({}))
+        })),
+        ..Settings::default()
+    };
+    let session = session(settings);
+    let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel::<Value>();
+    runtime.block_on(async move {
+        for id in 0..=ANSWERING_AT_ONCE {
+            let tx = tx.clone();
+            let request = json!({"jsonrpc": "2.0", "id": id, "method": "roots/list"});
+            let routed = session.route(
+                request.to_string().as_bytes(),
+                |_| Vec::new(),
+                move |answer| {
+                    let _ = tx.send(answer);
+                    std::future::ready(())
+                },
+            );
+            assert_eq!(routed, Routed::Handled);
+        }
+        // Unbounded, the last would wait for a handler too, and this would time out.
+        let refused = tokio::time::timeout(std::time::Duration::from_secs(10), rx.recv())
+            .await
+            .expect("refused at once, not queued")
+            .expect("an answer");
+        assert_eq!(refused["id"], ANSWERING_AT_ONCE, "{refused}");
+        assert_eq!(refused["error"]["code"], -32603, "{refused}");
+        for _ in 0..ANSWERING_AT_ONCE {
+            release.send(()).expect("a handler waits");
+        }
+        for _ in 0..ANSWERING_AT_ONCE {
+            let answered = rx.recv().await.expect("answered once let go");
+            assert_eq!(answered["result"], json!({}), "{answered}");
+        }
+        // Room again: the next request is answered, not refused.
+        let tx2 = tx.clone();
+        session.route(
+            br#"{"jsonrpc":"2.0","id":"again","method":"ping"}"#,
+            |_| Vec::new(),
+            move |answer| {
+                let _ = tx2.send(answer);
+                std::future::ready(())
+            },
+        );
+        let again = rx.recv().await.expect("answered");
+        assert_eq!(again["result"], json!({}), "{again}");
+    });
+}

@@ -62,6 +62,8 @@ pub(crate) struct Session {
     pub(crate) tools_changed: std::sync::Arc<tokio::sync::Notify>,
     /// The client capabilities with the tasks extension, for 2026-07-28 calls made as tasks.
     with_tasks: Value,
+    /// Room for the server's requests answered at once ([`super::inbox::ANSWERING_AT_ONCE`]).
+    pub(crate) answering: Arc<tokio::sync::Semaphore>,
 }
 
 impl Session {
@@ -75,6 +77,7 @@ impl Session {
             capabilities: Mutex::new(Value::Null),
             header_params: Mutex::new(HashMap::new()),
             tools_changed: Arc::default(),
+            answering: Arc::new(tokio::sync::Semaphore::new(super::inbox::ANSWERING_AT_ONCE)),
             with_tasks: {
                 let mut capabilities = settings.capabilities.clone();
                 if let Value::Object(map) = &mut capabilities {
