@@ -105,7 +105,8 @@ enum Command {
     #[command(after_help = "Examples:\n  \
         mcp-bindgen diff old.tools.json new.tools.json\n  \
         mcp-bindgen diff old.tools.json --url https://mcp.example/mcp --format markdown\n  \
-        mcp-bindgen diff --against-module src/server.rs --url https://mcp.example/mcp")]
+        mcp-bindgen diff --against-module src/server.rs --url https://mcp.example/mcp\n  \
+        mcp-bindgen diff --cassette tests/session.jsonl --verify --url https://mcp.example/mcp")]
     Diff {
         /// The old capture (with `--against-module` or `--cassette`: the new one).
         #[arg(value_name = "OLD")]
@@ -124,6 +125,15 @@ enum Command {
         /// fits its output schema.
         #[arg(long, value_name = "FILE.jsonl", conflicts_with = "against_module")]
         cassette: Option<PathBuf>,
+        /// With `--cassette` and a live server: play the cassette's calls of read-only tools
+        /// (by their annotations) again and report what the server answers differently (exit
+        /// 1 when something does).
+        #[arg(long, requires = "cassette")]
+        verify: bool,
+        /// With `--verify`: play every recorded call, read-only or not (only against a server
+        /// meant for it: a call that changes the server changes it again).
+        #[arg(long, requires = "verify")]
+        all: bool,
         #[command(flatten)]
         server: LiveArgs,
         /// `text` (grouped by tool, breaking first), `markdown` (a pull-request comment) or
@@ -194,6 +204,14 @@ fn run(command: Command) -> Result<ExitCode, Error> {
     match command {
         Command::Regenerate { manifest, check } => regenerate(manifest, check),
         Command::Capture { server, output } => capture(&server, &output),
+        Command::Diff {
+            cassette: Some(cassette),
+            verify: true,
+            all,
+            server,
+            format,
+            ..
+        } => verify_cassette(&cassette, &server, format, all),
         Command::Diff {
             old,
             new,
@@ -474,6 +492,153 @@ fn diff(
     } else {
         ExitCode::SUCCESS
     })
+}
+
+/// `diff --cassette FILE --verify (--url URL | -- COMMAND) [--all]`: the cassette's calls played
+/// again against the live server, and what it answers differently. Exit 1 when something does.
+fn verify_cassette(
+    cassette: &std::path::Path,
+    server: &LiveArgs,
+    format: diff::Format,
+    all: bool,
+) -> Result<ExitCode, Error> {
+    if !server.given() {
+        eprintln!(
+            "error: --verify plays the cassette against a server: give --url URL or -- COMMAND"
+        );
+        return Ok(ExitCode::from(2));
+    }
+    let calls = match mcp_bindgen::cassette::read(cassette) {
+        Ok(calls) => calls,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return Ok(ExitCode::from(2));
+        }
+    };
+    let options = match server.options() {
+        Ok(options) => options,
+        Err(message) => {
+            eprintln!("error: {message}");
+            return Ok(ExitCode::from(2));
+        }
+    };
+    let what = server.server();
+    let step = console::progress(format!(
+        "playing {} again against {what}",
+        cassette.display()
+    ));
+    let verified = pollster::block_on(crate::live::verify(server, &options, &calls, all));
+    drop(step);
+    let verified = match verified {
+        Ok(verified) => verified,
+        Err(e) => {
+            eprintln!("error: verifying against {what}: {e}");
+            if let Some(help) = server.auth_help(&e) {
+                eprintln!("  = help: {help}");
+            }
+            return Ok(ExitCode::FAILURE);
+        }
+    };
+    let rendered = render_verified(format, &verified, &cassette.display().to_string(), &what);
+    if let Err(e) = std::io::Write::write_all(&mut std::io::stdout().lock(), rendered.as_bytes())
+        && e.kind() != std::io::ErrorKind::BrokenPipe
+    {
+        eprintln!("error: writing the report: {e}");
+        return Ok(ExitCode::from(2));
+    }
+    let differs = verified
+        .iter()
+        .any(|v| matches!(v.verdict, mcp_bindgen::cassette::Verdict::Differs { .. }));
+    Ok(if differs {
+        ExitCode::FAILURE
+    } else {
+        ExitCode::SUCCESS
+    })
+}
+
+/// The verify report: a line per call (`text`, `markdown`) or `{"cassette", "against",
+/// "verified": [{"call", "tool", "verdict", ..}]}` (`json`).
+fn render_verified(
+    format: diff::Format,
+    verified: &[mcp_bindgen::cassette::Verified],
+    cassette: &str,
+    against: &str,
+) -> String {
+    use mcp_bindgen::cassette::Verdict;
+    if format == diff::Format::Json {
+        let items: Vec<serde_json::Value> = verified
+            .iter()
+            .map(|v| {
+                let mut item = serde_json::json!({"call": v.call, "tool": v.tool});
+                match &v.verdict {
+                    Verdict::Same => item["verdict"] = "same".into(),
+                    Verdict::Differs {
+                        pointer,
+                        recorded,
+                        live,
+                    } => {
+                        item["verdict"] = "differs".into();
+                        item["pointer"] = pointer.clone().into();
+                        item["recorded"] = recorded.clone();
+                        item["live"] = live.clone();
+                    }
+                    Verdict::Skipped(why) => {
+                        item["verdict"] = "skipped".into();
+                        item["why"] = why.clone().into();
+                    }
+                    _ => item["verdict"] = "unknown".into(),
+                }
+                item
+            })
+            .collect();
+        let report =
+            serde_json::json!({"cassette": cassette, "against": against, "verified": items});
+        return format!(
+            "{}\n",
+            serde_json::to_string_pretty(&report).unwrap_or_default()
+        );
+    }
+    let markdown = format == diff::Format::Markdown;
+    let mut lines = Vec::new();
+    let (mut differs, mut skipped) = (0, 0);
+    for v in verified {
+        let (label, line) = match &v.verdict {
+            Verdict::Same => ("same", "answers as recorded".to_owned()),
+            Verdict::Differs {
+                pointer,
+                recorded,
+                live,
+            } => {
+                differs += 1;
+                let at = if pointer.is_empty() { "/" } else { pointer };
+                (
+                    "differs",
+                    format!("at {at}: recorded {recorded}, now {live}"),
+                )
+            }
+            Verdict::Skipped(why) => {
+                skipped += 1;
+                ("skipped", format!("not played: {why}"))
+            }
+            _ => ("?", "not judged".to_owned()),
+        };
+        lines.push(if markdown {
+            format!("- **{label}** call {} `{}`: {line}", v.call, v.tool)
+        } else {
+            format!("  {label:<9} call {} {}: {line}", v.call, v.tool)
+        });
+    }
+    let played = verified.len() - skipped;
+    let mut out = format!(
+        "{cassette} against {against}: {played} of {} recorded calls played, {differs} answered \
+         differently\n",
+        verified.len()
+    );
+    for line in lines {
+        out.push_str(&line);
+        out.push('\n');
+    }
+    out
 }
 
 /// `diff --cassette FILE NEW`: the recorded calls a server listing NEW's tools would no longer

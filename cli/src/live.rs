@@ -406,6 +406,24 @@ async fn catalog<T: mcp_bindgen::client::Transport>(
 
 /// Captures the Streamable HTTP server at `url`.
 pub async fn capture_http(url: &str, options: &LiveOptions) -> Result<Value, mcp_bindgen::Error> {
+    let client = connect_http(url, options).await?;
+    crate::console::status(format!("listing the tools of {url}"));
+    let list = client.tool_list().await?;
+    for (tool, reason) in &list.rejected {
+        crate::console::warn(format_args!("{url}: tool {tool} left out: {reason}"));
+    }
+    let catalog = catalog(&client, url).await?;
+    Ok(document(
+        client.protocol_version(),
+        client.server_info(),
+        client.server_capabilities(),
+        list,
+        catalog,
+    ))
+}
+
+/// A client of the Streamable HTTP server at `url`, set up as `options` say.
+async fn connect_http(url: &str, options: &LiveOptions) -> Result<HttpClient, mcp_bindgen::Error> {
     let mut builder = HttpClient::builder(url)
         .client_info("mcp-bindgen-capture", env!("CARGO_PKG_VERSION"))
         .capabilities(options.client_capabilities.clone())
@@ -423,20 +441,7 @@ pub async fn capture_http(url: &str, options: &LiveOptions) -> Result<Value, mcp
     if let Some(oauth) = &options.oauth {
         builder = builder.oauth(oauth_settings(oauth)?);
     }
-    let client = builder.connect().await?;
-    crate::console::status(format!("listing the tools of {url}"));
-    let list = client.tool_list().await?;
-    for (tool, reason) in &list.rejected {
-        crate::console::warn(format_args!("{url}: tool {tool} left out: {reason}"));
-    }
-    let catalog = catalog(&client, url).await?;
-    Ok(document(
-        client.protocol_version(),
-        client.server_info(),
-        client.server_capabilities(),
-        list,
-        catalog,
-    ))
+    builder.connect().await
 }
 
 /// Captures the stdio server started by `program args...` (ended afterwards).
@@ -445,15 +450,7 @@ pub async fn capture_stdio(
     args: &[String],
     options: &LiveOptions,
 ) -> Result<Value, mcp_bindgen::Error> {
-    let mut command = std::process::Command::new(program);
-    command.args(args);
-    let client = StdioClient::builder(command)
-        .client_info("mcp-bindgen-capture", env!("CARGO_PKG_VERSION"))
-        .capabilities(options.client_capabilities.clone())
-        .protocol(options.protocol.clone())
-        .timeout(options.timeout)
-        .spawn()
-        .await?;
+    let client = spawn_stdio(program, args, options).await?;
     crate::console::status(format!("listing the tools of {program}"));
     let list = client.tool_list().await?;
     let catalog = catalog(&client, program).await?;
@@ -464,6 +461,50 @@ pub async fn capture_stdio(
         list,
         catalog,
     ))
+}
+
+/// A client of the stdio server started by `program args...`, set up as `options` say.
+async fn spawn_stdio(
+    program: &str,
+    args: &[String],
+    options: &LiveOptions,
+) -> Result<StdioClient, mcp_bindgen::Error> {
+    let mut command = std::process::Command::new(program);
+    command.args(args);
+    StdioClient::builder(command)
+        .client_info("mcp-bindgen-capture", env!("CARGO_PKG_VERSION"))
+        .capabilities(options.client_capabilities.clone())
+        .protocol(options.protocol.clone())
+        .timeout(options.timeout)
+        .spawn()
+        .await
+}
+
+/// Plays a cassette's `calls` again against the server these flags name (only the read-only
+/// tools' calls unless `all`): [`mcp_bindgen::cassette::verify`] over a client of it.
+pub async fn verify(
+    server: &LiveArgs,
+    options: &LiveOptions,
+    calls: &[mcp_bindgen::cassette::Recorded],
+    all: bool,
+) -> Result<Vec<mcp_bindgen::cassette::Verified>, mcp_bindgen::Error> {
+    async fn over<T: mcp_bindgen::client::Transport>(
+        client: mcp_bindgen::client::McpClient<T>,
+        calls: &[mcp_bindgen::cassette::Recorded],
+        all: bool,
+    ) -> Result<Vec<mcp_bindgen::cassette::Verified>, mcp_bindgen::Error> {
+        let tools = client.list_tools().await?;
+        Ok(mcp_bindgen::cassette::verify(calls, &tools, &client, all).await)
+    }
+    match (&server.url, server.command.split_first()) {
+        (Some(url), _) => over(connect_http(url, options).await?, calls, all).await,
+        (None, Some((program, args))) => {
+            over(spawn_stdio(program, args, options).await?, calls, all).await
+        }
+        (None, None) => Err(mcp_bindgen::Error::transport(
+            "give --url URL, or the server command after --",
+        )),
+    }
 }
 
 #[cfg(test)]

@@ -934,3 +934,123 @@ fn prompts_resources_and_templates_are_compared() {
         assert_eq!(rules, expected, "{report}");
     }
 }
+
+/// `diff --cassette FILE --verify --url URL`: a session recorded against a game's server, the
+/// game changed since, its read-only calls played again: the one that answers differently is
+/// named with where and what, the other not played; exit 1. `--all` plays every call.
+#[test]
+fn a_cassette_verified_against_the_live_server_names_what_answers_differently() {
+    use std::sync::Arc;
+    use std::sync::atomic::{AtomicBool, Ordering};
+
+    use mcp_bindgen::cassette::Recorder;
+    use mcp_bindgen::server::{Handler, McpTool, Registry, Server, ToolError};
+    use mcp_bindgen::{HttpClient, ToolCaller};
+
+    struct Game {
+        placed: u32,
+    }
+    /// How many are placed.
+    #[derive(McpTool, serde::Deserialize, schemars::JsonSchema)]
+    #[mcp(read_only)]
+    struct PlacedCount {}
+    #[derive(serde::Serialize, schemars::JsonSchema)]
+    struct Count {
+        count: u32,
+    }
+    impl Handler<Game> for PlacedCount {
+        type Output = Count;
+        fn call(self, game: &mut Game) -> Result<Count, ToolError> {
+            Ok(Count { count: game.placed })
+        }
+    }
+    /// Places `n` more.
+    #[derive(McpTool, serde::Deserialize, schemars::JsonSchema)]
+    struct Place {
+        n: u32,
+    }
+    impl Handler<Game> for Place {
+        type Output = Count;
+        fn call(self, game: &mut Game) -> Result<Count, ToolError> {
+            game.placed += self.n;
+            Ok(Count { count: game.placed })
+        }
+    }
+
+    let mut registry = Registry::new("verify-game", "0.1.0");
+    registry.register::<PlacedCount>();
+    registry.register::<Place>();
+    let mut server = Server::listen(registry, 0).expect("listens");
+    let url = format!("http://127.0.0.1:{}/mcp", server.port());
+    let stop = Arc::new(AtomicBool::new(false));
+    let flag = stop.clone();
+    let game = std::thread::spawn(move || {
+        let mut game = Game { placed: 3 };
+        while !flag.load(Ordering::Relaxed) {
+            server.poll(&mut game);
+            std::thread::sleep(std::time::Duration::from_millis(1));
+        }
+    });
+    let dir = tempfile::tempdir().expect("tempdir");
+    let cassette = dir.path().join("session.jsonl");
+    let arguments = |v: Value| v.as_object().expect("object").clone();
+    pollster::block_on(async {
+        let client = HttpClient::connect(&url).await.expect("connects");
+        let recorder = Recorder::create(&client, &cassette).expect("create");
+        recorder
+            .call_tool("placed_count", arguments(json!({})))
+            .await
+            .expect("recorded");
+        recorder
+            .call_tool("place", arguments(json!({"n": 2})))
+            .await
+            .expect("recorded");
+        recorder.finish().expect("written");
+    });
+
+    let run = |extra: &[&str]| {
+        let out = bin()
+            .args(["diff", "--verify", "--cassette"])
+            .arg(&cassette)
+            .args(extra)
+            .args(["--url", &url])
+            .output()
+            .expect("runs");
+        let (stdout, stderr) = text(&out);
+        (out.status.code(), stdout, stderr)
+    };
+    let (code, stdout, stderr) = run(&[]);
+    assert_eq!(code, Some(1), "{stdout}{stderr}");
+    let lines: Vec<&str> = stdout.lines().collect();
+    assert!(
+        lines[0].ends_with("1 of 2 recorded calls played, 1 answered differently"),
+        "{stdout}"
+    );
+    assert_eq!(
+        lines[1], "  differs   call 1 placed_count: at /structuredContent/count: recorded 3, now 5",
+        "{stdout}"
+    );
+    assert!(
+        lines[2].starts_with("  skipped   call 2 place: not played: ")
+            && lines[2].contains("not read-only"),
+        "{stdout}"
+    );
+    // `--all` plays `place` too (the game is at 5, now 7): both differ.
+    let (code, stdout, stderr) = run(&["--all", "--format", "json"]);
+    assert_eq!(code, Some(1), "{stdout}{stderr}");
+    let report: Value = serde_json::from_str(&stdout).expect("json");
+    assert_eq!(report["verified"][1]["verdict"], "differs", "{report}");
+    assert_eq!(report["verified"][1]["recorded"], 5, "{report}");
+    assert_eq!(report["verified"][1]["live"], 7, "{report}");
+    // Without a server, it says what to give.
+    let out = bin()
+        .args(["diff", "--verify", "--cassette"])
+        .arg(&cassette)
+        .output()
+        .expect("runs");
+    assert_eq!(out.status.code(), Some(2));
+    assert!(text(&out).1.contains("--url URL"), "{}", text(&out).1);
+
+    stop.store(true, Ordering::Relaxed);
+    game.join().expect("the game thread");
+}

@@ -45,6 +45,10 @@
 //! - `progress` and `logs` (`level`, `logger`, `data`) when the call was made with
 //!   `call_tool_with` and the server sent any; omitted when empty.
 //!
+//! Two checks tell a stale cassette: [`stale`] against a server's new tool list (would the
+//! recorded calls still go through?), and [`verify`] against the live server (do its read-only
+//! tools still answer as recorded?).
+//!
 //! Only what the [`ToolCaller`] sees is written: tool names, arguments and results. Bearer
 //! tokens, OAuth tokens, API keys and configured headers travel below it, in the transport, and
 //! never reach the file. Arguments are the caller's own: do not record secrets passed as
@@ -60,6 +64,10 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
 use serde_json::{Map, Value, json};
+
+mod verify;
+
+pub use verify::{Verdict, Verified, verify};
 
 use crate::drift::{DriftReport, Provenance, Severity};
 use crate::{CallToolResult, CompiledSchema, Error, ToolCaller};

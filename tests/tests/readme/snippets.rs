@@ -74,9 +74,9 @@ mod line_259 {
     }
 }
 
-/// README.md line 309: `fn(config_dir: &std::path::Path)`.
+/// README.md line 315: `fn(config_dir: &std::path::Path)`.
 #[allow(unused, unreachable_code, unnameable_test_items, clippy::all)]
-mod line_309 {
+mod line_315 {
     use super::support::*;
 
     pub(super) async fn snippet(config_dir: &std::path::Path) -> Result<(), Box<dyn std::error::Error>> {
@@ -99,9 +99,9 @@ mod line_309 {
     }
 }
 
-/// README.md line 400: `fn(client: Client<HttpClient>) use mcp_bindgen::HttpClient; use mcp_bindgen_tests::py_tls::{Client, prompts, resources};`.
+/// README.md line 406: `fn(client: Client<HttpClient>) use mcp_bindgen::HttpClient; use mcp_bindgen_tests::py_tls::{Client, prompts, resources};`.
 #[allow(unused, unreachable_code, unnameable_test_items, clippy::all)]
-mod line_400 {
+mod line_406 {
     use super::support::*;
     use mcp_bindgen::HttpClient;
     use mcp_bindgen_tests::py_tls::{Client, prompts, resources};
@@ -116,9 +116,9 @@ mod line_400 {
     }
 }
 
-/// README.md line 413: `fn(client: Client<HttpClient>) use mcp_bindgen::HttpClient; use mcp_bindgen_tests::everything::Client;`.
+/// README.md line 419: `fn(client: Client<HttpClient>) use mcp_bindgen::HttpClient; use mcp_bindgen_tests::everything::Client;`.
 #[allow(unused, unreachable_code, unnameable_test_items, clippy::all)]
-mod line_413 {
+mod line_419 {
     use super::support::*;
     use mcp_bindgen::HttpClient;
     use mcp_bindgen_tests::everything::Client;
@@ -132,9 +132,9 @@ mod line_413 {
     }
 }
 
-/// README.md line 426: `items`.
+/// README.md line 432: `items`.
 #[allow(unused, unreachable_code, unnameable_test_items, clippy::all)]
-mod line_426 {
+mod line_432 {
     use super::support::*;
 
     use mcp_bindgen::server::{Handler, McpTool, Registry, Server, ToolError};
@@ -179,9 +179,9 @@ mod line_426 {
     }
 }
 
-/// README.md line 585: `fn(client: Client<HttpClient>, http: HttpClient) use mcp_bindgen::HttpClient; use mcp_bindings::tecs::{Client, types};`.
+/// README.md line 591: `fn(client: Client<HttpClient>, http: HttpClient) use mcp_bindgen::HttpClient; use mcp_bindings::tecs::{Client, types};`.
 #[allow(unused, unreachable_code, unnameable_test_items, clippy::all)]
-mod line_585 {
+mod line_591 {
     use super::support::*;
     use mcp_bindgen::HttpClient;
     use mcp_bindings::tecs::{Client, types};
@@ -197,9 +197,9 @@ mod line_585 {
     }
 }
 
-/// README.md line 613: `fn() run`.
+/// README.md line 619: `fn() run`.
 #[allow(unused, unreachable_code, unnameable_test_items, clippy::all)]
-mod line_613 {
+mod line_619 {
     use super::support::*;
 
     pub(super) async fn snippet() -> Result<(), Box<dyn std::error::Error>> {
@@ -245,13 +245,13 @@ mod line_613 {
 }
 
 #[test]
-fn line_613_runs() {
-    pollster::block_on(line_613::snippet()).expect("the snippet runs");
+fn line_619_runs() {
+    pollster::block_on(line_619::snippet()).expect("the snippet runs");
 }
 
-/// README.md line 807: `fn(url: &str)`.
+/// README.md line 813: `fn(url: &str)`.
 #[allow(unused, unreachable_code, unnameable_test_items, clippy::all)]
-mod line_807 {
+mod line_813 {
     use super::support::*;
 
     pub(super) async fn snippet(url: &str) -> Result<(), Box<dyn std::error::Error>> {
@@ -268,9 +268,9 @@ mod line_807 {
     }
 }
 
-/// README.md line 919: `items`.
+/// README.md line 925: `items`.
 #[allow(unused, unreachable_code, unnameable_test_items, clippy::all)]
-mod line_919 {
+mod line_925 {
     use super::support::*;
 
     // build.rs
@@ -283,9 +283,9 @@ mod line_919 {
     }
 }
 
-/// README.md line 946: `items`.
+/// README.md line 952: `items`.
 #[allow(unused, unreachable_code, unnameable_test_items, clippy::all)]
-mod line_946 {
+mod line_952 {
     use super::support::*;
 
     // Cargo.toml: mcp-bindgen, mcp-bindgen-include, serde, serde_json
@@ -301,9 +301,9 @@ mod line_946 {
     );
 }
 
-/// README.md line 1064: `fn()`.
+/// README.md line 1071: `fn()`.
 #[allow(unused, unreachable_code, unnameable_test_items, clippy::all)]
-mod line_1064 {
+mod line_1071 {
     use super::support::*;
 
     pub(super) async fn snippet() -> Result<(), Box<dyn std::error::Error>> {
@@ -323,9 +323,9 @@ mod line_1064 {
     }
 }
 
-/// README.md line 1108: `fn(url: &str)`.
+/// README.md line 1115: `fn(url: &str)`.
 #[allow(unused, unreachable_code, unnameable_test_items, clippy::all)]
-mod line_1108 {
+mod line_1115 {
     use super::support::*;
 
     pub(super) async fn snippet(url: &str) -> Result<(), Box<dyn std::error::Error>> {
