@@ -482,7 +482,7 @@ async fn spawn_stdio(
 
 /// Plays a cassette's `calls` again against the server these flags name (only the read-only
 /// tools' calls unless `all`): [`mcp_bindgen::cassette::verify`] over a client of it.
-pub async fn verify(
+pub(crate) async fn verify(
     server: &LiveArgs,
     options: &LiveOptions,
     calls: &[mcp_bindgen::cassette::Recorded],
