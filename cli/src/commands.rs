@@ -336,6 +336,14 @@ fn parse_pair(text: &str) -> Result<(String, String), String> {
     }
 }
 
+/// The live server's options from the flags, or exit 2 with the error printed.
+fn live_options(server: &LiveArgs) -> Result<crate::live::LiveOptions, ExitCode> {
+    server.options().map_err(|message| {
+        eprintln!("error: {message}");
+        ExitCode::from(2)
+    })
+}
+
 /// Captures the live server `server` names: `(what, document)`, or the exit code after the
 /// error is printed.
 fn capture_live(server: &LiveArgs) -> Result<(String, serde_json::Value), ExitCode> {
@@ -343,13 +351,7 @@ fn capture_live(server: &LiveArgs) -> Result<(String, serde_json::Value), ExitCo
         eprintln!("error: give --url URL, or the server command after --");
         return Err(ExitCode::from(2));
     }
-    let options = match server.options() {
-        Ok(options) => options,
-        Err(message) => {
-            eprintln!("error: {message}");
-            return Err(ExitCode::from(2));
-        }
-    };
+    let options = live_options(server)?;
     let what = server.server();
     let step = console::progress(format!("connecting to {what}"));
     // The client runs its I/O on a runtime of its own: any executor can wait for it.
@@ -515,12 +517,9 @@ fn verify_cassette(
             return Ok(ExitCode::from(2));
         }
     };
-    let options = match server.options() {
+    let options = match live_options(server) {
         Ok(options) => options,
-        Err(message) => {
-            eprintln!("error: {message}");
-            return Ok(ExitCode::from(2));
-        }
+        Err(code) => return Ok(code),
     };
     let what = server.server();
     let step = console::progress(format!(
