@@ -18,6 +18,10 @@
 //!   `resource_set`, `send_event`, `get_logs`, `pause`, `resume`, `step`, `time_scale`,
 //!   `ping`, `context` (see [`builtins`]).
 //!
+//! Skills: the Agent Skills in `assets/skills/` (one folder each, a `SKILL.md` and its files;
+//! or the folder [`McpPlugin::skills`] names) are served to agents (`skills/list`,
+//! `resources/read`), so that the game can tell them how to play it with its tools.
+//!
 //! Resources (read-only, served in read-only mode too): `bevy://logs` (the newest log records,
 //! JSON) and the template `bevy://entity/{entity}` (an entity's reflectable components, as
 //! `get` gives them), whose `entity` variable completes from the world's entities
@@ -119,6 +123,8 @@ pub struct McpPlugin {
     capture_log: Option<log::LevelFilter>,
     log_capacity: usize,
     instructions: Option<String>,
+    /// The folder of skills to serve; `None`: `assets/skills` under the asset root, if any.
+    skills: Option<std::path::PathBuf>,
 }
 
 impl Default for McpPlugin {
@@ -137,6 +143,7 @@ impl Default for McpPlugin {
             capture_log: Some(log::LevelFilter::Info),
             log_capacity: 1000,
             instructions: None,
+            skills: None,
         }
     }
 }
@@ -228,6 +235,33 @@ impl McpPlugin {
         self.instructions = Some(instructions.into());
         self
     }
+
+    /// Serves the Agent Skills in `dir`: each folder in it is a skill, its `SKILL.md` and the
+    /// files beside it ([`Skill::from_dir`](mcp_bindgen::server::Skill::from_dir)), listed with
+    /// `skills/list` and read with `resources/read`. Default: `assets/skills` under the app's
+    /// asset root, as Bevy's asset server finds it (`BEVY_ASSET_ROOT`, else the package's
+    /// folder under `cargo run`, else the executable's folder), when that folder exists. A
+    /// skill that cannot be served stops the server from starting, with its path and what to
+    /// do ([`McpListenError`]).
+    pub fn skills(mut self, dir: impl Into<std::path::PathBuf>) -> Self {
+        self.skills = Some(dir.into());
+        self
+    }
+}
+
+/// The folder of skills `config` serves, if there is one.
+fn skills_dir(config: &McpPlugin) -> Option<std::path::PathBuf> {
+    if let Some(dir) = &config.skills {
+        return Some(dir.clone());
+    }
+    let root = std::env::var_os("BEVY_ASSET_ROOT")
+        .or_else(|| std::env::var_os("CARGO_MANIFEST_DIR"))
+        .map(std::path::PathBuf::from)
+        .or_else(|| {
+            let exe = std::env::current_exe().ok()?;
+            exe.parent().map(std::path::Path::to_path_buf)
+        })?;
+    Some(root.join("assets").join("skills")).filter(|dir| dir.is_dir())
 }
 
 /// Where the server listens, inserted once it does (in `App::finish`, or on the first frame).
@@ -239,8 +273,8 @@ pub struct McpEndpoint {
     pub url: String,
 }
 
-/// Why the server could not listen (a busy port, say), inserted instead of [`McpEndpoint`].
-/// The app runs on without the server.
+/// Why the server could not start (a busy port, a skill that cannot be served), inserted
+/// instead of [`McpEndpoint`]. The app runs on without the server.
 #[derive(Resource, Debug, Clone, PartialEq, Eq)]
 pub struct McpListenError(pub String);
 
@@ -442,6 +476,15 @@ fn start(world: &mut World) {
             continue;
         }
         register(&mut registry);
+    }
+    if let Some(dir) = skills_dir(&config)
+        && let Err(e) = registry.register_skills_dir(&dir)
+    {
+        let message = format!("the MCP server cannot start: {e}");
+        logs::push(Level::Error, "mcp_bindgen_bevy", message.clone());
+        eprintln!("ERROR {message}");
+        world.insert_resource(McpListenError(message));
+        return;
     }
     let mut builder = ServerBuilder::new()
         .port(config.port)

@@ -342,7 +342,7 @@ impl Default for LiveOptions {
 }
 
 /// A capture document: `{"protocolVersion", "serverInfo", "capabilities"?, "ttlMs"?,
-/// "cacheScope"?, "tools", "prompts"?, "resources"?, "resourceTemplates"?}`; `capabilities` as the server declared them (`tools.listChanged`
+/// "cacheScope"?, "tools", "prompts"?, "resources"?, "resourceTemplates"?, "skills"?}`; `capabilities` as the server declared them (`tools.listChanged`
 /// says whether it announces changes to its tools).
 fn document(
     version: Option<String>,
@@ -372,10 +372,11 @@ fn document(
     Value::Object(capture)
 }
 
-/// The server's prompts, resources and resource templates (every page), for what its
-/// capabilities declare: `prompts`, `resources` and `resourceTemplates` in the capture, each
-/// absent when the server declared no such capability. A list the server declared but refuses
-/// (an older server without templates) is left out with a warning.
+/// The server's prompts, resources, resource templates and skills (every page), for what its
+/// capabilities declare: `prompts`, `resources`, `resourceTemplates` and `skills` (the
+/// `io.modelcontextprotocol/skills` extension: the listing only, no skill file is read) in the
+/// capture, each absent when the server declared no such capability. A list the server
+/// declared but refuses (an older server without templates) is left out with a warning.
 async fn catalog<T: mcp_bindgen::client::Transport>(
     client: &mcp_bindgen::client::McpClient<T>,
     from: &str,
@@ -400,6 +401,19 @@ async fn catalog<T: mcp_bindgen::client::Transport>(
                 "{from}: resources/templates/list failed, templates left out: {e}"
             )),
         }
+    }
+    let extensions = capabilities.get("extensions");
+    if extensions.is_some_and(|e| e.get(mcp_bindgen::skill::EXTENSION).is_some()) {
+        crate::console::status(format!("listing the skills of {from}"));
+        let list = client.list_skills().await?;
+        for (entry, reason) in &list.refused {
+            crate::console::warn(format_args!(
+                "{from}: skill {} left out: {reason}",
+                entry["uri"]
+            ));
+        }
+        let skills = list.skills.iter().map(|s| s.to_json()).collect();
+        out.insert("skills".into(), Value::Array(skills));
     }
     Ok(out)
 }

@@ -10,7 +10,8 @@ use serde_json::{Map, Value};
 use crate::diagnostic::{Diagnostic, LineCol};
 use crate::error::Error;
 use crate::model::{
-    Annotations, Capture, Prompt, PromptArgument, Resource, ResourceTemplate, ServerInfo, Tool,
+    Annotations, Capture, Prompt, PromptArgument, Resource, ResourceTemplate, ServerInfo, Skill,
+    Tool,
 };
 
 /// Reads and checks the capture at `path` (named in messages as given).
@@ -91,6 +92,7 @@ pub fn parse(path: &Path, text: String) -> Result<Capture, Error> {
         prompts: Vec::new(),
         resources: Vec::new(),
         templates: Vec::new(),
+        skills: Vec::new(),
         completions: false,
     };
     match &value {
@@ -118,6 +120,7 @@ pub fn parse(path: &Path, text: String) -> Result<Capture, Error> {
         prompts,
         resources,
         templates,
+        skills,
         completions,
         ..
     } = reader;
@@ -131,6 +134,7 @@ pub fn parse(path: &Path, text: String) -> Result<Capture, Error> {
         prompts,
         resources,
         templates,
+        skills,
         completions,
     })
 }
@@ -162,6 +166,7 @@ struct Reader<'a> {
     prompts: Vec<Prompt>,
     resources: Vec<Resource>,
     templates: Vec<ResourceTemplate>,
+    skills: Vec<Skill>,
     completions: bool,
 }
 
@@ -265,10 +270,14 @@ impl Reader<'_> {
         Ok(())
     }
 
-    /// The prompts, resources and resource templates of a result (a capture's, or a page of
-    /// their lists); whether it had any of the three keys.
+    /// The prompts, resources, resource templates and skills of a result (a capture's, or a
+    /// page of their lists); whether it had any of the four keys.
     fn others(&mut self, object: &Map<String, Value>, pointer: &str) -> Result<bool, Error> {
         let mut found = false;
+        if let Some(list) = object.get("skills") {
+            found = true;
+            self.skills(list, &format!("{pointer}/skills"))?;
+        }
         for key in ["prompts", "resources", "resourceTemplates"] {
             let Some(list) = object.get(key) else {
                 continue;
@@ -496,6 +505,68 @@ impl Reader<'_> {
             raw: value.clone(),
             pointer: pointer.to_owned(),
         })
+    }
+
+    /// The entries of a `skills/list` result: each `uri`, the frontmatter's `name` and
+    /// `description`, and its files' digests (or `"dynamic"`).
+    fn skills(&mut self, list: &Value, pointer: &str) -> Result<(), Error> {
+        const HELP: &str = "record the server's skills/list as it sent it (`mcp-bindgen capture`)";
+        let Value::Array(items) = list else {
+            return Err(self
+                .error(
+                    pointer,
+                    format!("expected an array, found {}", kind(list)),
+                    HELP,
+                )
+                .into());
+        };
+        for (i, item) in items.iter().enumerate() {
+            let pointer = format!("{pointer}/{i}");
+            let entry = self.object(item, &pointer, "each skill is an object with a uri")?;
+            let uri = self.required_string(entry, &pointer, "uri", "a skill needs its uri")?;
+            let at = format!("{pointer}/frontmatter");
+            let frontmatter = entry.get("frontmatter").unwrap_or(&Value::Null);
+            let frontmatter = self.object(frontmatter, &at, "a skill has a frontmatter object")?;
+            let name = self.required_string(frontmatter, &at, "name", "a skill has a name")?;
+            let description = self.required_string(
+                frontmatter,
+                &at,
+                "description",
+                "a skill says what it is for",
+            )?;
+            let files = match entry.get("resources") {
+                Some(Value::String(dynamic)) if dynamic == "dynamic" => None,
+                Some(Value::Array(files)) => {
+                    let mut listed = Vec::with_capacity(files.len());
+                    for (j, file) in files.iter().enumerate() {
+                        let at = format!("{pointer}/resources/{j}");
+                        let file = self.object(file, &at, "each file has a uri and a digest")?;
+                        let uri = self.required_string(file, &at, "uri", "a file needs a uri")?;
+                        let digest =
+                            self.required_string(file, &at, "digest", "a file needs a digest")?;
+                        listed.push((uri, digest));
+                    }
+                    listed.sort();
+                    Some(listed)
+                }
+                _ => {
+                    return Err(self
+                        .error(
+                            &format!("{pointer}/resources"),
+                            "a skill's resources are a list of files or \"dynamic\"",
+                            HELP,
+                        )
+                        .into());
+                }
+            };
+            self.skills.push(Skill {
+                uri,
+                name,
+                description,
+                files,
+            });
+        }
+        Ok(())
     }
 
     fn object<'v>(

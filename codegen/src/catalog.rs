@@ -72,6 +72,9 @@ pub(crate) fn emit(capture: &Capture, taken: &mut BTreeSet<String>) -> syn::Resu
         let method = free(format!("read_{}", method_name(&template.name)));
         methods.push(template_method(template, &method));
     }
+    if !capture.skills.is_empty() {
+        items.extend(skills(capture));
+    }
     if capture.completions {
         for prompt in &capture.prompts {
             for argument in &prompt.arguments {
@@ -179,6 +182,47 @@ fn resources(capture: &Capture, read: &str) -> (TokenStream, TokenStream) {
         }
     };
     (module, method)
+}
+
+/// The `skills` module: a constant per Agent Skill, the URI of its `SKILL.md`, documented with
+/// the skill's name and description.
+fn skills(capture: &Capture) -> TokenStream {
+    let mut names = BTreeSet::new();
+    let constants = capture.skills.iter().map(|skill| {
+        let mut name = method_name(&skill.name).to_uppercase();
+        if name.is_empty() {
+            name = "SKILL".into();
+        }
+        let name = unique(&mut names, &name, "_", |_| true);
+        let name = syn::Ident::new(&name, proc_macro2::Span::call_site());
+        let files = match &skill.files {
+            Some(files) => format!("{} files, each verified when it is read", files.len()),
+            None => "files the server generates (`dynamic`: nothing to verify)".to_owned(),
+        };
+        let text = format!(
+            "`{}`: {}\n\nIts `SKILL.md` is at this URI; the skill has {files}.",
+            skill.name,
+            dedent(&skill.description)
+        );
+        let doc = doc(&text, INNER_DOC_WIDTH);
+        let uri = &skill.uri;
+        quote! {
+            #doc
+            pub const #name: &str = #uri;
+        }
+    });
+    let module_doc = doc(
+        "The server's Agent Skills (the `io.modelcontextprotocol/skills` extension), each the \
+         URI of its `SKILL.md`: get its current entry with `McpClient::get_skill`, then \
+         `McpClient::load_skill` reads and verifies it.",
+        ITEM_DOC_WIDTH,
+    );
+    quote! {
+        #module_doc
+        pub mod skills {
+            #(#constants)*
+        }
+    }
 }
 
 /// The arguments struct (none for a prompt without arguments) and the method.

@@ -30,7 +30,7 @@ pub use mcp_bindgen_diff::{
 use crate::model::{self, Capture};
 
 /// Compares two captures: what a client of `old` meets when the server becomes `new`: its
-/// tools, then its prompts, resources and resource templates.
+/// tools, then its prompts, resources, resource templates and skills.
 pub fn diff(old: &Capture, new: &Capture, options: &Options) -> Report {
     let mut report = mcp_bindgen_diff::diff(&tools(old), &tools(new), options);
     report.extend(catalog::diff(&catalog_of(old), &catalog_of(new)));
@@ -66,6 +66,20 @@ pub fn catalog_of(capture: &Capture) -> catalog::Catalog<'_> {
             .map(|t| catalog::Template {
                 name: &t.name,
                 uri_template: &t.uri_template,
+            })
+            .collect(),
+        skills: capture
+            .skills
+            .iter()
+            .map(|s| catalog::Skill {
+                name: &s.name,
+                uri: &s.uri,
+                files: s
+                    .files
+                    .iter()
+                    .flatten()
+                    .map(|(uri, digest)| (uri.as_str(), digest.as_str()))
+                    .collect(),
             })
             .collect(),
     }

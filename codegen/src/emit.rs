@@ -253,7 +253,9 @@ fn provenance(
         .iter()
         .map(|schema| quote!(&schemas::#schema));
     // The prompts, resources and templates the module's methods use, checked as tools are.
-    let used = crate::diff::catalog_of(capture);
+    // Skills are constants only (no method of the module reads one): `diff` compares them.
+    let mut used = crate::diff::catalog_of(capture);
+    used.skills.clear();
     // Calls in function form: prettyplease lays a method chain out as rustfmt would not.
     let tools_only = quote! {
         ::mcp_bindgen::Provenance::with_input_schemas(

@@ -24,6 +24,9 @@ pub struct Capture {
     pub resources: Vec<Resource>,
     /// The resource templates (`resources/templates/list`), when captured.
     pub templates: Vec<ResourceTemplate>,
+    /// The Agent Skills (`skills/list`, the `io.modelcontextprotocol/skills` extension), when
+    /// captured.
+    pub skills: Vec<Skill>,
     /// Whether the server offers completion of prompt arguments and template variables
     /// (`capabilities.completions`, when the capture recorded its capabilities).
     pub completions: bool,
@@ -81,6 +84,20 @@ pub struct ResourceTemplate {
     pub description: Option<String>,
     /// Their MIME type.
     pub mime_type: Option<String>,
+}
+
+/// One entry of a `skills/list` result: a skill an agent can load.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Skill {
+    /// The URI of its `SKILL.md` (`skill://play-tecs/SKILL.md`).
+    pub uri: String,
+    /// Its name (the frontmatter's).
+    pub name: String,
+    /// What it is for (the frontmatter's description).
+    pub description: String,
+    /// Its files' URIs and `sha256:` digests, sorted by URI; `None` when the server lists its
+    /// files as `"dynamic"`.
+    pub files: Option<Vec<(String, String)>>,
 }
 
 impl ResourceTemplate {

@@ -126,6 +126,15 @@ fn resource(uri: &str) -> Value {
     json!({"resources": [{"name": "r", "uri": uri}]})
 }
 
+/// A capture with the skill `name` (its `SKILL.md` at `skill://<folder>/SKILL.md`) whose one
+/// file has `digest`.
+fn skill(name: &str, folder: &str, digest: char) -> Value {
+    let uri = format!("skill://{folder}/SKILL.md");
+    let digest = format!("sha256:{}", digest.to_string().repeat(64));
+    json!({"skills": [{"uri": uri, "frontmatter": {"name": name, "description": "d"},
+                       "resources": [{"uri": uri, "digest": digest, "size": 1}]}]})
+}
+
 fn template(uri_template: &str) -> Value {
     json!({"resourceTemplates": [{"name": "t", "uriTemplate": uri_template}]})
 }
@@ -198,6 +207,35 @@ fn fixed_cases() -> Vec<Case> {
             "resource-template-changed",
             (template("game://e/{id}"), template("game://e/{key}")),
             (template("game://e/{id}"), template("game://e/{id}")),
+        ),
+        wire(
+            "skill-removed",
+            (skill("arena", "arena", 'a'), json!({})),
+            (skill("arena", "arena", 'a'), skill("arena", "arena", 'b')),
+        ),
+        // A skill renamed is one removed and one added.
+        wire(
+            "skill-removed",
+            (skill("arena", "arena", 'a'), skill("pit", "pit", 'a')),
+            (skill("arena", "arena", 'a'), skill("arena", "arena", 'a')),
+        ),
+        wire(
+            "skill-added",
+            (json!({}), skill("arena", "arena", 'a')),
+            (skill("arena", "arena", 'a'), skill("arena", "arena", 'b')),
+        ),
+        wire(
+            "skill-uri-changed",
+            (
+                skill("arena", "arena", 'a'),
+                skill("arena", "games/arena", 'a'),
+            ),
+            (skill("arena", "arena", 'a'), skill("arena", "arena", 'b')),
+        ),
+        wire(
+            "skill-changed",
+            (skill("arena", "arena", 'a'), skill("arena", "arena", 'b')),
+            (skill("arena", "arena", 'a'), skill("arena", "arena", 'a')),
         ),
         wire(
             "tool-removed",

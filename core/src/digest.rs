@@ -59,8 +59,13 @@ pub fn digest<'a>(tools: impl IntoIterator<Item = &'a Value>) -> String {
 /// `sha256:` and the hex SHA-256 of `text` (a canonical form written elsewhere, such as a
 /// `mcp_bindgen_diff::catalog::Catalog`'s).
 pub fn digest_text(text: &str) -> String {
+    digest_bytes(text.as_bytes())
+}
+
+/// `sha256:` and the lowercase hex SHA-256 of `bytes` (a skill file's raw bytes, say).
+pub fn digest_bytes(bytes: &[u8]) -> String {
     let mut hasher = Hasher::new();
-    hasher.put(text.as_bytes());
+    hasher.context.update(bytes);
     hasher.finish()
 }
 

@@ -9,6 +9,10 @@
 //!   that warns.
 //! - [`recorded`]: how a generated module records the tools it was made from.
 //! - [`digest`] (feature `digest`, on by default): a tool list's fingerprint.
+//! - [`schema`](mod@schema) (feature `schema`): the JSON Schema checks generated clients run on
+//!   arguments before sending them and servers run on what they receive, compiled once.
+//! - [`skill`] (feature `skill`): Agent Skills' listing entries, `SKILL.md` frontmatter and
+//!   the checks a client makes of the files it reads.
 //! - [`stack`]: a big stack for deep recursion, shared by the comparison and the generator.
 //!
 //! Nothing here speaks the protocol or does I/O; applications use these through
@@ -21,5 +25,9 @@ pub mod digest;
 pub mod param_headers;
 pub mod pointer;
 pub mod recorded;
+#[cfg(feature = "schema")]
+pub mod schema;
+#[cfg(feature = "skill")]
+pub mod skill;
 pub mod stack;
 pub mod value;

@@ -1,8 +1,11 @@
-//! Prompts, resources and resource templates: what a generated client's `prompt_*`, `read_*`
-//! and `complete_*` methods and its `resources` constants rely on. A prompt or template is
-//! matched by its name, a resource by its name too (its URI may move); what breaks a client
-//! is what makes one of those calls fail: a prompt, resource or template gone, a prompt
-//! argument the client does not send now required, a template or resource URI changed.
+//! Prompts, resources, resource templates and Agent Skills: what a generated client's
+//! `prompt_*`, `read_*` and `complete_*` methods and its `resources` and `skills` constants rely
+//! on. A prompt, template or skill is matched by its name, a resource by its name too (its URI
+//! may move); what breaks a client is what makes one of those calls fail: a prompt, resource,
+//! template or skill gone (a skill renamed is one gone), a prompt argument the client does not
+//! send now required, a template, resource or skill URI changed. A skill whose files changed
+//! (its instructions, as their digests say) is a warning: an agent acting on it reads new
+//! instructions.
 
 use std::collections::BTreeMap;
 
@@ -20,6 +23,19 @@ pub struct Catalog<'a> {
     pub resources: Vec<Resource<'a>>,
     /// The resource templates.
     pub templates: Vec<Template<'a>>,
+    /// The Agent Skills.
+    pub skills: Vec<Skill<'a>>,
+}
+
+/// An Agent Skill: its name, the URI of its `SKILL.md` and its files' digests.
+#[derive(Debug, Clone)]
+pub struct Skill<'a> {
+    /// The skill's name (its frontmatter's).
+    pub name: &'a str,
+    /// The URI of its `SKILL.md`.
+    pub uri: &'a str,
+    /// Each file's URI and `sha256:` digest, sorted by URI; empty when its files are dynamic.
+    pub files: Vec<(&'a str, &'a str)>,
 }
 
 /// A prompt: its name and its arguments.
@@ -94,17 +110,47 @@ impl<'a> Catalog<'a> {
                     })
                 })
                 .collect(),
+            skills: Vec::new(),
         }
+    }
+
+    /// The catalog with the skills of `skills/list` (entries as a server sends them; one
+    /// without a `uri` or a frontmatter `name` is left out, as are files without a digest).
+    #[must_use]
+    pub fn with_skills(mut self, skills: &'a [Value]) -> Self {
+        self.skills = skills
+            .iter()
+            .filter_map(|s| {
+                let mut files: Vec<(&str, &str)> = s["resources"]
+                    .as_array()
+                    .into_iter()
+                    .flatten()
+                    .filter_map(|f| Some((f["uri"].as_str()?, f["digest"].as_str()?)))
+                    .collect();
+                files.sort_unstable();
+                Some(Skill {
+                    name: s["frontmatter"]["name"].as_str()?,
+                    uri: s["uri"].as_str()?,
+                    files,
+                })
+            })
+            .collect();
+        self
     }
 
     /// Whether it holds nothing.
     pub fn is_empty(&self) -> bool {
-        self.prompts.is_empty() && self.resources.is_empty() && self.templates.is_empty()
+        self.prompts.is_empty()
+            && self.resources.is_empty()
+            && self.templates.is_empty()
+            && self.skills.is_empty()
     }
 
     /// What the rules read of it, as canonical JSON: an object of `prompts` (each `name` and
     /// its `arguments`' `name` and `required`), `resourceTemplates` (`name`, `uriTemplate`)
-    /// and `resources` (`name`, `uri`), each list sorted by name, keys sorted, no whitespace.
+    /// and `resources` (`name`, `uri`), and when there are any `skills` (`uri`, `frontmatter`'s
+    /// `name`, `resources`' `uri` and `digest`), each list sorted by name, keys sorted, no
+    /// whitespace.
     /// [`Catalog::from_json`] reads it back (the lists are shaped as MCP sends them); two
     /// catalogs that differ only in order or in what no rule reads (descriptions, titles)
     /// have the same canonical form.
@@ -148,8 +194,35 @@ impl<'a> Catalog<'a> {
             .iter()
             .map(|r| format!("{{\"name\":{},\"uri\":{}}}", quote(r.name), quote(r.uri)))
             .collect();
+        // Skills only when there are any: the form (and the digest) of a catalog without them
+        // is what it was before skills were compared.
+        let skills = if self.skills.is_empty() {
+            String::new()
+        } else {
+            let mut skills: Vec<&Skill<'_>> = self.skills.iter().collect();
+            skills.sort_by_key(|s| (s.name, s.uri));
+            let skills: Vec<String> = skills
+                .iter()
+                .map(|s| {
+                    let files: Vec<String> = s
+                        .files
+                        .iter()
+                        .map(|(uri, digest)| {
+                            format!("{{\"digest\":{},\"uri\":{}}}", quote(digest), quote(uri))
+                        })
+                        .collect();
+                    format!(
+                        "{{\"frontmatter\":{{\"name\":{}}},\"resources\":[{}],\"uri\":{}}}",
+                        quote(s.name),
+                        files.join(","),
+                        quote(s.uri)
+                    )
+                })
+                .collect();
+            format!(",\"skills\":[{}]", skills.join(","))
+        };
         format!(
-            "{{\"prompts\":[{}],\"resourceTemplates\":[{}],\"resources\":[{}]}}",
+            "{{\"prompts\":[{}],\"resourceTemplates\":[{}],\"resources\":[{}]{skills}}}",
             prompts.join(","),
             templates.join(","),
             resources.join(",")
@@ -182,6 +255,12 @@ impl<'a> Catalog<'a> {
                 .templates
                 .iter()
                 .filter(|t| other.templates.iter().any(|o| o.name == t.name))
+                .cloned()
+                .collect(),
+            skills: self
+                .skills
+                .iter()
+                .filter(|s| other.skills.iter().any(|o| o.name == s.name))
                 .cloned()
                 .collect(),
         }
@@ -232,7 +311,67 @@ pub fn diff<'a>(old: &Catalog<'a>, new: &Catalog<'a>) -> Vec<Change> {
         templates(new),
         &mut changes,
     );
+    skills(old, new, &mut changes);
     changes
+}
+
+/// Skills, by name: gone, moved (its `SKILL.md` at another URI), its files changed, new.
+fn skills(old: &Catalog<'_>, new: &Catalog<'_>, changes: &mut Vec<Change>) {
+    let now: BTreeMap<&str, &Skill<'_>> = new.skills.iter().map(|s| (s.name, s)).collect();
+    for skill in &old.skills {
+        let Some(found) = now.get(skill.name) else {
+            changes.push(change(
+                rules::SKILL_REMOVED,
+                Kind::Skill,
+                skill.name,
+                "",
+                format!("skill removed (was `{}`)", skill.uri),
+            ));
+            continue;
+        };
+        if found.uri != skill.uri {
+            changes.push(change(
+                rules::SKILL_URI_CHANGED,
+                Kind::Skill,
+                skill.name,
+                "",
+                format!("SKILL.md `{}` -> `{}`", skill.uri, found.uri),
+            ));
+        } else if found.files != skill.files {
+            let changed: Vec<&str> = skill
+                .files
+                .iter()
+                .chain(&found.files)
+                .filter(|f| !skill.files.contains(f) || !found.files.contains(f))
+                .map(|(uri, _)| *uri)
+                .collect::<std::collections::BTreeSet<_>>()
+                .into_iter()
+                .collect();
+            let listed = if changed.is_empty() {
+                "its files became dynamic or listed".to_owned()
+            } else {
+                changed.join(", ")
+            };
+            changes.push(change(
+                rules::SKILL_CHANGED,
+                Kind::Skill,
+                skill.name,
+                "",
+                format!("the skill's files changed: {listed}"),
+            ));
+        }
+    }
+    for skill in &new.skills {
+        if !old.skills.iter().any(|s| s.name == skill.name) {
+            changes.push(change(
+                rules::SKILL_ADDED,
+                Kind::Skill,
+                skill.name,
+                "",
+                format!("new skill `{}`", skill.uri),
+            ));
+        }
+    }
 }
 
 /// Resources or templates (`kind`), by name: each `(name, uri)` old against new.

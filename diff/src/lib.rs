@@ -72,16 +72,19 @@ pub enum Kind {
     Resource,
     /// A resource template.
     ResourceTemplate,
+    /// An Agent Skill (the `io.modelcontextprotocol/skills` extension).
+    Skill,
 }
 
 impl Kind {
-    /// `tool`, `prompt`, `resource` or `resource template`.
+    /// `tool`, `prompt`, `resource`, `resource template` or `skill`.
     pub fn as_str(self) -> &'static str {
         match self {
             Kind::Tool => "tool",
             Kind::Prompt => "prompt",
             Kind::Resource => "resource",
             Kind::ResourceTemplate => "resource template",
+            Kind::Skill => "skill",
         }
     }
 }

@@ -142,6 +142,10 @@ pub(crate) const RESOURCE_URI_CHANGED: Rule = wire("resource-uri-changed", Break
 pub(crate) const TEMPLATE_REMOVED: Rule = wire("resource-template-removed", Breaking);
 pub(crate) const TEMPLATE_ADDED: Rule = wire("resource-template-added", Info);
 pub(crate) const TEMPLATE_CHANGED: Rule = wire("resource-template-changed", Breaking);
+pub(crate) const SKILL_REMOVED: Rule = wire("skill-removed", Breaking);
+pub(crate) const SKILL_ADDED: Rule = wire("skill-added", Info);
+pub(crate) const SKILL_URI_CHANGED: Rule = wire("skill-uri-changed", Breaking);
+pub(crate) const SKILL_CHANGED: Rule = wire("skill-changed", Warning);
 
 /// Every rule with a fixed id (the constraint families are in [`CONSTRAINTS`]).
 pub const RULES: &[Rule] = &[
@@ -194,6 +198,10 @@ pub const RULES: &[Rule] = &[
     TEMPLATE_REMOVED,
     TEMPLATE_ADDED,
     TEMPLATE_CHANGED,
+    SKILL_REMOVED,
+    SKILL_ADDED,
+    SKILL_URI_CHANGED,
+    SKILL_CHANGED,
 ];
 
 /// The constraints of the `input-<constraint>-<outcome>` and `output-..` families.

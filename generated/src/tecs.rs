@@ -397,6 +397,17 @@ mod tools {
     );
 }
 
+/// The server's Agent Skills (the `io.modelcontextprotocol/skills` extension), each the URI of
+/// its `SKILL.md`: get its current entry with `McpClient::get_skill`, then
+/// `McpClient::load_skill` reads and verifies it.
+pub mod skills {
+    /// `play-tecs`: How to inspect and change the tecs example game's world with its MCP tools,
+    /// safely and in the right order
+    ///
+    /// Its `SKILL.md` is at this URI; the skill has 2 files, each verified when it is read.
+    pub const PLAY_TECS: &str = "skill://play-tecs/SKILL.md";
+}
+
 /// The tools this module was generated for, in the server's order.
 pub const TOOL_NAMES: &[&str] = &[
     "components_info",

@@ -112,6 +112,20 @@ pub enum Error {
         /// What was recorded and what was received.
         message: String,
     },
+    /// A skill's file is not what the skill's listing says (its size, its digest, or the
+    /// `SKILL.md` frontmatter), or is not listed at all: it was not used, and neither is the
+    /// rest of the skill. List or get the skill again, then load it anew.
+    #[cfg(feature = "client")]
+    #[error("skill {skill}: {file} was not used: {mismatch}")]
+    Skill {
+        /// The URI of the skill's `SKILL.md`.
+        skill: String,
+        /// The URI of the file that did not verify.
+        file: String,
+        /// What did not match.
+        #[source]
+        mismatch: mcp_bindgen_core::skill::Mismatch,
+    },
 }
 
 /// `"\n  " and a change` for each change.
@@ -233,6 +247,8 @@ impl Error {
             | Error::Protocol { .. }
             | Error::Auth { .. }
             | Error::Replay { .. } => None,
+            #[cfg(feature = "client")]
+            Error::Skill { .. } => None,
         }
     }
 

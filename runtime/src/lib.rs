@@ -73,13 +73,20 @@ mod descriptor;
 pub mod drift;
 mod envelope;
 pub mod era;
+/// Agent Skills' listings (the `io.modelcontextprotocol/skills` extension): entries, files with
+/// their digests, `SKILL.md` frontmatter, and what a client checks. A server serves skills with
+/// `server::Skill`; a client reads them with `client::McpClient::load_skill`.
+#[cfg(any(feature = "client", feature = "server"))]
+pub mod skill {
+    pub use mcp_bindgen_core::skill::*;
+}
 mod error;
 pub mod fake;
 #[cfg(any(feature = "client", feature = "server"))]
 mod loopback;
 pub mod mock;
 mod protocol;
-mod schema;
+use mcp_bindgen_core::schema;
 mod task;
 #[cfg(feature = "tracing")]
 mod trace;

@@ -354,6 +354,168 @@ fn conformance_client_2025_11_25() {
     conformance_client_requirements("2025-11-25", &CLIENT_ALSO);
 }
 
+/// The skills extension (`io.modelcontextprotocol/skills`, SEP-2640; outside the scored sets,
+/// so run one scenario at a time): the server scenarios against the host, which serves the
+/// skill in `fixtures/skills/`, and the client scenarios against `conformance_client`, whose
+/// server tampers with a `SKILL.md` three ways. Every check succeeds, none warns or skips.
+#[test]
+#[ignore = "needs the npm peers: run scripts/test.sh"]
+fn conformance_skills() {
+    let host = Host::start();
+    let dir = tempfile::tempdir().expect("tempdir");
+    let server = [
+        "sep-2640-skills-enumeration",
+        "sep-2640-skills-manifest",
+        "sep-2640-skills-directory",
+    ];
+    for scenario in server {
+        let mut c = conformance_02();
+        c.args(["server", "--url", &host.url, "--scenario", scenario, "-o"])
+            .arg(dir.path());
+        run(c, scenario);
+    }
+    let client = [
+        "sep-2640-client-no-prefetch",
+        "sep-2640-client-verify-digest",
+        "sep-2640-client-verify-size",
+        "sep-2640-client-verify-frontmatter",
+    ];
+    for scenario in client {
+        let mut c = conformance_02();
+        c.args([
+            "client",
+            "--command",
+            env!("CARGO_BIN_EXE_conformance_client"),
+        ])
+        .args(["--scenario", scenario, "--timeout", "60000", "-o"])
+        .arg(dir.path());
+        run(c, scenario);
+    }
+    let results = checks(dir.path());
+    for scenario in server.iter().chain(&client) {
+        assert_passed(&results, scenario);
+    }
+    // The checks that prove the client refused each tampered skill before reading on.
+    assert_checks_succeeded(
+        &results,
+        "sep-2640-client-no-prefetch",
+        &["sep-2640-host-no-prefetch"],
+    );
+    assert_checks_succeeded(
+        &results,
+        "sep-2640-client-verify-digest",
+        &["sep-2640-host-verify-digest"],
+    );
+    assert_checks_succeeded(
+        &results,
+        "sep-2640-client-verify-size",
+        &["sep-2640-host-size-mismatch-failure"],
+    );
+    assert_checks_succeeded(
+        &results,
+        "sep-2640-client-verify-frontmatter",
+        &["sep-2640-host-frontmatter-comparison"],
+    );
+    assert_checks_succeeded(
+        &results,
+        "sep-2640-skills-directory",
+        &[
+            "sep-2640-directory-read-subdir-mimetype",
+            "sep-2640-directory-read-invalid-params",
+        ],
+    );
+    assert_checks_succeeded(
+        &results,
+        "sep-2640-skills-enumeration",
+        &[
+            "sep-2640-entry-frontmatter-identical",
+            "sep-2640-skills-get-unknown-uri-invalid-params",
+        ],
+    );
+}
+
+fn skills_fixture() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/skills")
+}
+
+/// FastMCP 4.2.3 serves the fixture's skill with its own implementation of the extension (over
+/// stdio, 2026-07-28): our client lists it, with the digests and sizes our server computes
+/// for the same folder, loads it (its `SKILL.md` verified) and reads every file it lists,
+/// byte for byte the files on disk.
+#[test]
+#[ignore = "needs the PyPI peers: run scripts/test.sh"]
+fn fastmcp_serves_skills_our_client_verifies() {
+    use mcp_bindgen::StdioClient;
+    use mcp_bindgen::server::Skill;
+    use mcp_bindgen::skill::SkillFiles;
+    let mut command = Command::new(interop().join(".venv/bin/python"));
+    command
+        .arg(interop().join("fastmcp_skills_server.py"))
+        .arg(skills_fixture())
+        .stderr(Stdio::null());
+    let client = pollster::block_on(StdioClient::spawn(command)).expect("spawns FastMCP");
+    assert_eq!(client.protocol_version().as_deref(), Some("2026-07-28"));
+    pollster::block_on(async {
+        let list = client.list_skills().await.expect("skills/list");
+        assert!(list.refused.is_empty(), "{:?}", list.refused);
+        let ours = Skill::from_dir(skills_fixture().join("conformance-tools")).expect("skill");
+        let entry = list
+            .skills
+            .iter()
+            .find(|s| s.uri == "skill://conformance-tools/SKILL.md")
+            .expect("FastMCP lists the fixture's skill");
+        assert_eq!(entry.frontmatter, ours.entry().frontmatter);
+        let (SkillFiles::Listed(theirs), SkillFiles::Listed(mine)) =
+            (&entry.files, &ours.entry().files)
+        else {
+            panic!("listed files expected");
+        };
+        let mut theirs = theirs.clone();
+        theirs.sort_by(|a, b| a.uri.cmp(&b.uri));
+        assert_eq!(&theirs, mine, "the same digests and sizes as ours");
+        let skill = client.load_skill(entry).await.expect("loads and verifies");
+        assert!(skill.body().contains("Driving the conformance host"));
+        for file in mine {
+            let path = file.uri.trim_start_matches("skill://conformance-tools/");
+            let read = skill.read(path).await.expect(path);
+            let disk = std::fs::read(skills_fixture().join("conformance-tools").join(path));
+            assert_eq!(read, disk.expect("fixture"), "{path}");
+        }
+    });
+}
+
+/// FastMCP 4.2.3's client against our server (the conformance host, which serves the
+/// fixture's skill): it negotiates the extension, lists the skill and reads it whole with its
+/// own checks (every file's size and digest against `skills/get`, the frontmatter against the
+/// entry, the name against the URI).
+#[test]
+#[ignore = "needs the PyPI peers: run scripts/test.sh"]
+fn fastmcp_client_reads_our_skills() {
+    let host = Host::start();
+    let mut c = Command::new(interop().join(".venv/bin/python"));
+    c.arg(interop().join("fastmcp_skills_client.py"))
+        .arg(&host.url);
+    let out = run(c, "FastMCP skills client");
+    let result: Value = serde_json::from_str(out.trim()).expect("one JSON line");
+    assert_eq!(result["protocol"], "2026-07-28", "{result}");
+    let skill = &result["skills"]["skill://conformance-tools/SKILL.md"];
+    assert_eq!(skill["name"], "conformance-tools", "{result}");
+    let dir = skills_fixture().join("conformance-tools");
+    for path in [
+        "SKILL.md",
+        "references/TOOLS.md",
+        "references/examples/add.json",
+    ] {
+        let size = std::fs::metadata(dir.join(path)).expect("fixture").len();
+        assert_eq!(skill["files"][path], size, "{path}: {result}");
+    }
+    assert_eq!(
+        skill["files"].as_object().map(|f| f.len()),
+        Some(3),
+        "{result}"
+    );
+}
+
 fn check_peer_result(result: &Value, peer: &str) {
     assert_eq!(
         result["server"]["name"], "mcp-bindgen-conformance-host",

@@ -787,3 +787,50 @@ async fn the_boss_tool_appears_when_a_big_wave_arrives() {
         json!(mcp_bindgen_example_bevy::BOSS_WAVE + 1)
     );
 }
+
+/// The plugin serves the game's `assets/skills/` (found under the package's folder, as Bevy's
+/// asset server finds its assets under `cargo`): a client lists the skill, loads it verified,
+/// and every tool it names is served. A skill folder that cannot be served stops the server
+/// with its path.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_plugin_serves_the_games_skills() {
+    let running = Running::start(McpPlugin::default().capture_log(None));
+    let (_, http) = running.client().await;
+    let list = http.list_skills().await.expect("skills/list");
+    let entry = &list.skills[0];
+    assert_eq!(entry.uri, "skill://play-bevy-game/SKILL.md");
+    let skill = http.load_skill(entry).await.expect("loads, verified");
+    let types = skill.read_text("references/types.md").await.expect("reads");
+    assert!(types.contains("SpawnWave"));
+    let served: Vec<String> = http
+        .list_tools()
+        .await
+        .expect("tools/list")
+        .iter()
+        .filter_map(|t| t["name"].as_str().map(str::to_owned))
+        .collect();
+    let named = entry.frontmatter["metadata"]["tools"]
+        .as_str()
+        .unwrap_or("");
+    for tool in named.split_whitespace() {
+        assert!(served.iter().any(|s| s == tool), "the skill names {tool}");
+    }
+
+    let bad = tempfile::tempdir().expect("tempdir");
+    let folder = bad.path().join("broken");
+    std::fs::create_dir(&folder).expect("folder");
+    std::fs::write(folder.join("SKILL.md"), "no frontmatter\n").expect("file");
+    let mut app = game(
+        McpPlugin::default()
+            .port(0)
+            .capture_log(None)
+            .skills(bad.path()),
+    );
+    app.finish();
+    let error = app
+        .world()
+        .get_resource::<mcp_bindgen_bevy::McpListenError>()
+        .expect("the server did not start");
+    assert!(error.0.contains("broken/SKILL.md"), "{}", error.0);
+    assert!(app.world().get_resource::<McpEndpoint>().is_none());
+}

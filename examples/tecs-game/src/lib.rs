@@ -16,7 +16,7 @@
 use std::collections::{BTreeSet, VecDeque};
 use std::panic::{AssertUnwindSafe, catch_unwind};
 
-use mcp_bindgen::server::{Call, Registrar, Registry, Server};
+use mcp_bindgen::server::{Call, Registrar, Registry, Server, Skill};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -240,10 +240,26 @@ pub fn registry() -> Registry<Game> {
         "Debug tools of the tecs example game. Start with components_info, query and info; use modify for a partial component update and set for a complete value or a missing component. Prefer these to run_lua.",
     );
     tools::register(&mut registry);
+    registry.register_skill(skill());
     registry
 }
 
-/// The game's `tools/list`, as a capture (`protocolVersion`, `serverInfo`, `tools`), read
+/// The skill that teaches an agent to play the game with its tools (`skills/play-tecs/`),
+/// built into the binary so that the game serves it wherever it runs.
+pub fn skill() -> Skill {
+    const FILES: [(&str, &str); 2] = [
+        ("SKILL.md", include_str!("../skills/play-tecs/SKILL.md")),
+        (
+            "references/components.md",
+            include_str!("../skills/play-tecs/references/components.md"),
+        ),
+    ];
+    // The files are this crate's own and checked by its tests: a bad one fails them.
+    Skill::from_files("play-tecs", FILES).unwrap_or_else(|e| panic!("{e}"))
+}
+
+/// The game's `tools/list` and `skills/list`, as a capture (`protocolVersion`, `serverInfo`,
+/// `tools`, `skills`), read
 /// through `dispatch` exactly as a client would see it.
 ///
 /// Object keys are sorted (arrays keep their order): the order in which serde_json keeps keys
@@ -263,6 +279,7 @@ pub fn capture() -> Value {
         r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"capture","version":"0"}}}"#,
     );
     let list = ask(r#"{"jsonrpc":"2.0","id":2,"method":"tools/list"}"#);
+    let skills = ask(r#"{"jsonrpc":"2.0","id":3,"method":"skills/list"}"#);
     let mut capture = serde_json::Map::new();
     capture.insert("protocolVersion".into(), init["protocolVersion"].clone());
     // The version changes with every release; a capture records the server, not the build.
@@ -271,6 +288,7 @@ pub fn capture() -> Value {
         serde_json::json!({"name": init["serverInfo"]["name"]}),
     );
     capture.insert("tools".into(), list["tools"].clone());
+    capture.insert("skills".into(), skills["skills"].clone());
     sorted(Value::Object(capture))
 }
 

@@ -1,6 +1,6 @@
 //! The tecs example game: `tecs-game [--port N] [--frames N]` runs the 60 Hz loop and serves
 //! MCP on 127.0.0.1 (port 7100 by default, 0 for a free one; the port is printed);
-//! `tecs-game --capture FILE` writes the game's tools/list capture and exits.
+//! `tecs-game --capture FILE` writes the game's tools/list and skills/list capture and exits.
 
 use std::time::{Duration, Instant};
 

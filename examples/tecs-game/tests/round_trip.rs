@@ -362,3 +362,50 @@ async fn run_frames_as_a_typed_task_in_both_eras() {
         );
     }
 }
+
+/// The game ships a skill that teaches an agent to play it: a client lists it (the generated
+/// module names it, from the capture), loads it with its `SKILL.md` verified and reads its
+/// reference; every tool the skill names is one the game serves.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_game_teaches_agents_to_play_it_with_a_skill() {
+    let game = Running::start();
+    let client = HttpClient::connect(format!("http://127.0.0.1:{}/mcp", game.port))
+        .await
+        .expect("connects");
+    let list = client.list_skills().await.expect("skills/list");
+    let entry = &list.skills[0];
+    assert_eq!(entry.uri, mcp_bindings::tecs::skills::PLAY_TECS);
+    assert_eq!(
+        &client
+            .get_skill(mcp_bindings::tecs::skills::PLAY_TECS)
+            .await
+            .expect("skills/get"),
+        entry
+    );
+    let skill = client.load_skill(entry).await.expect("loads, verified");
+    assert!(skill.body().contains("components_info"));
+    let components = skill
+        .read_text("references/components.md")
+        .await
+        .expect("reads, verified");
+    assert!(components.contains("Transform2D"));
+    let served: Vec<String> = client
+        .list_tools()
+        .await
+        .expect("tools/list")
+        .iter()
+        .filter_map(|t| t["name"].as_str().map(str::to_owned))
+        .collect();
+    let named = entry.frontmatter["metadata"]["tools"]
+        .as_str()
+        .unwrap_or("");
+    for tool in named.split_whitespace() {
+        assert!(served.iter().any(|s| s == tool), "the skill names {tool}");
+    }
+    for tool in &served {
+        assert!(
+            skill.instructions().contains(&format!("`{tool}`")),
+            "the skill does not say how to use {tool}"
+        );
+    }
+}

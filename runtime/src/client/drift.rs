@@ -548,6 +548,7 @@ fn judge_catalog(guard: &mut Guard, live: &Catalog<'_>) -> DriftReport {
         Kind::Prompt => old.prompts.iter().any(|p| p.name == c.tool),
         Kind::Resource => old.resources.iter().any(|r| r.name == c.tool),
         Kind::ResourceTemplate => old.templates.iter().any(|t| t.name == c.tool),
+        Kind::Skill => old.skills.iter().any(|s| s.name == c.tool),
         Kind::Tool => false,
     };
     report.changes = catalog::diff(&old, live).into_iter().filter(uses).collect();

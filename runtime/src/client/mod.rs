@@ -26,6 +26,7 @@ mod io;
 mod mcp_client;
 mod outgoing;
 mod session;
+mod skills;
 mod sse;
 pub mod stdio;
 mod tasks;
@@ -49,6 +50,7 @@ pub(crate) use transport::{Reply, refused};
 pub use builder::ClientBuilder;
 pub use http::{HttpClient, HttpClientBuilder, HttpOptions, HttpTransport, TokenProvider};
 pub use mcp_client::McpClient;
+pub use skills::{LoadedSkill, SkillList};
 pub use stdio::{StdioClient, StdioClientBuilder, StdioOptions, StdioTransport};
 pub use transport::Transport;
 

@@ -44,6 +44,7 @@ mod registrar;
 mod registry;
 mod resources;
 mod schema;
+mod skills;
 mod stdio;
 mod tasks;
 mod tool;
@@ -64,6 +65,7 @@ pub use resources::{ResourceDefinition, TemplateDefinition, complete_from};
 pub use schema::{input_schema, output_schema};
 /// The schemars version the derive's schemas come from.
 pub use schemars;
+pub use skills::{Skill, SkillError};
 pub use stdio::serve_stdio;
 pub use tool::{
     Annotations, Answer, CallHandler, Handler, InteractiveHandler, McpTool, TaskSupport,

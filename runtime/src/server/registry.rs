@@ -6,6 +6,7 @@ mod asking;
 mod call;
 mod catalog;
 mod methods;
+mod skills;
 
 use std::collections::{BTreeSet, HashMap};
 use std::hash::BuildHasherDefault;
@@ -34,7 +35,6 @@ use super::{
 };
 use crate::JsonTree;
 use crate::era::{self, LogLevel};
-use crate::schema::{Json, Kind};
 
 /// A duration in whole microseconds, for trace fields.
 #[cfg(feature = "tracing")]
@@ -53,7 +53,10 @@ fn micros(duration: Duration) -> u64 {
 /// Tasks differ by era: the legacy `tasks` capability (`tasks/list`, `tasks/cancel`, tasks
 /// for `tools/call`; protocol 2025-11-25), or the 2026-07-28 `io.modelcontextprotocol/tasks`
 /// extension.
-fn capabilities(tasks: Option<Era>) -> Value {
+///
+/// A registry that serves skills declares the `io.modelcontextprotocol/skills` extension, with
+/// `resources/directory/read` (`directoryRead`), in both eras.
+fn capabilities(tasks: Option<Era>, skills: bool) -> Value {
     let mut capabilities = serde_json::json!({
         "tools": {"listChanged": true},
         "logging": {},
@@ -70,6 +73,18 @@ fn capabilities(tasks: Option<Era>) -> Value {
                 serde_json::json!({"list": {}, "cancel": {}, "requests": {"tools": {"call": {}}}});
         }
         None => {}
+    }
+    if skills {
+        let skills = serde_json::json!({"directoryRead": true});
+        match capabilities["extensions"].as_object_mut() {
+            Some(extensions) => {
+                extensions.insert(mcp_bindgen_core::skill::EXTENSION.into(), skills);
+            }
+            None => {
+                capabilities["extensions"] =
+                    serde_json::json!({ mcp_bindgen_core::skill::EXTENSION: skills });
+            }
+        }
     }
     capabilities
 }
@@ -178,6 +193,8 @@ pub struct Registry<Ctx> {
     input_timeout: Duration,
     /// Calls answered with a task, by task id.
     tasks: Tasks,
+    /// Agent Skills, in registration order.
+    skills: Vec<super::skills::Skill>,
 }
 
 impl<Ctx> std::fmt::Debug for Registry<Ctx> {
@@ -220,6 +237,7 @@ impl<Ctx> Registry<Ctx> {
             asking: Vec::new(),
             input_timeout: Duration::from_secs(300),
             tasks: Tasks::new(),
+            skills: Vec::new(),
         }
     }
 
@@ -660,7 +678,10 @@ impl<Ctx> Registry<Ctx> {
             id,
             &Init {
                 protocol_version: version,
-                capabilities: capabilities((version >= "2025-11-25").then_some(Era::Session)),
+                capabilities: capabilities(
+                    (version >= "2025-11-25").then_some(Era::Session),
+                    !self.skills.is_empty(),
+                ),
                 server_info: serde_json::json!({"name": self.name, "version": self.version}),
                 instructions: self.instructions.as_deref(),
             },
@@ -690,7 +711,7 @@ impl<Ctx> Registry<Ctx> {
     pub(super) fn discover(&self, id: &Value) -> String {
         let mut result = serde_json::json!({
             "supportedVersions": era::all_versions().collect::<Vec<_>>(),
-            "capabilities": capabilities(Some(Era::Stateless)),
+            "capabilities": capabilities(Some(Era::Stateless), !self.skills.is_empty()),
             "ttlMs": 0,
             "cacheScope": "public",
             "resultType": "complete",
@@ -773,14 +794,23 @@ fn check_param_headers(
     }
     // A key given twice: its last value, as in the `Value` of the arguments.
     if arguments.has_duplicate_keys() {
-        return check_param_headers_in(mirrored, &arguments.to_value(), headers);
+        let arguments = arguments.to_value();
+        let member = |path: &[String]| {
+            path.iter()
+                .try_fold(&arguments, |value, key| value.get(key))
+                .filter(|value| !value.is_null())
+                .cloned()
+        };
+        return check_param_headers_in(mirrored, member, headers);
     }
-    check_param_headers_in(mirrored, arguments.root(), headers)
+    check_param_headers_in(mirrored, |path| arguments.value_at(path), headers)
 }
 
-fn check_param_headers_in<'v>(
+/// [`check_param_headers`] with the arguments read through `member` (the value at a path of
+/// member names; `None` when absent or `null`).
+fn check_param_headers_in(
     mirrored: &[ParamHeader],
-    arguments: impl Json<'v>,
+    member: impl Fn(&[String]) -> Option<Value>,
     headers: &[(String, String)],
 ) -> Result<(), String> {
     for param in mirrored {
@@ -790,11 +820,7 @@ fn check_param_headers_in<'v>(
             .iter()
             .find(|(suffix, _)| *suffix == wanted)
             .map(|(_, v)| v.as_str());
-        let body = param
-            .path
-            .iter()
-            .try_fold(arguments, |value, key| value.get(key))
-            .filter(|v| !matches!(v.kind(), Kind::Null));
+        let body = member(&param.path);
         let property = param.dotted();
         match (body, header) {
             (None, None) => {}
@@ -814,7 +840,6 @@ fn check_param_headers_in<'v>(
                         "the Mcp-Param-{name} header carries an invalid =?base64?...?= value"
                     ));
                 };
-                let body = body.to_value();
                 let expected =
                     era::header_value::argument_text(&body).unwrap_or_else(|| body.to_string());
                 if decoded != expected {

@@ -7,6 +7,11 @@
 //! context gives), answering elicitation requests with the requested schema's defaults; for
 //! `http-standard-headers` it also reads every resource and gets every prompt.
 //!
+//! For the `sep-2640-client-*` scenarios (Agent Skills) it lists the skills, and but for
+//! `-no-prefetch` (which checks that listing reads nothing) loads each one and reads the files
+//! it lists: the suite's server tampers with a `SKILL.md`, and the client must refuse the skill
+//! before it reads any other file of it.
+//!
 //! For the `auth/*` scenarios it signs in with OAuth (`mcp_bindgen::oauth`): the client
 //! credentials grant for `auth/client-credentials-basic` (a secret) and `-jwt` (a key), the pre-registered client of the
 //! context for `auth/pre-registration`, and otherwise the authorization code grant with this
@@ -208,6 +213,9 @@ async fn run(url: &str, scenario: &str, context: &Value) -> Result<(), mcp_bindg
             .await?;
         println!("{name}: {}", result.texts().collect::<Vec<_>>().join("\n"));
     }
+    if scenario.starts_with("sep-2640-client-") {
+        skills(&client, scenario).await?;
+    }
     if scenario == "http-standard-headers" {
         let resources = client.request("resources/list", json!({})).await?;
         for resource in resources["resources"].as_array().into_iter().flatten() {
@@ -220,6 +228,33 @@ async fn run(url: &str, scenario: &str, context: &Value) -> Result<(), mcp_bindg
             client
                 .request("prompts/get", json!({"name": prompt["name"]}))
                 .await?;
+        }
+    }
+    Ok(())
+}
+
+/// Lists the server's skills; unless the scenario checks that listing alone reads nothing,
+/// loads each (its `SKILL.md`, verified) and reads every file it lists, as an agent acting on
+/// the skill would.
+async fn skills(client: &HttpClient, scenario: &str) -> Result<(), mcp_bindgen::Error> {
+    let list = client.list_skills().await?;
+    for (entry, reason) in &list.refused {
+        eprintln!("refused skill {}: {reason}", entry["uri"]);
+    }
+    if scenario == "sep-2640-client-no-prefetch" {
+        return Ok(());
+    }
+    for entry in &list.skills {
+        let skill = client.load_skill(entry).await?;
+        println!(
+            "{}: {}",
+            entry.name(),
+            skill.body().lines().next().unwrap_or("")
+        );
+        if let mcp_bindgen::skill::SkillFiles::Listed(files) = &entry.files {
+            for file in files.iter().filter(|f| f.uri != entry.uri) {
+                skill.read(&file.uri).await?;
+            }
         }
     }
     Ok(())

@@ -257,7 +257,9 @@ impl<Ctx> Registry<Ctx> {
     }
 
     pub(super) fn list_resources(&self, id: &Value, params: &Params, modern: bool) -> String {
-        let items: Vec<&ResourceDefinition> = self.resources.iter().map(|r| &r.def).collect();
+        let items: Vec<&ResourceDefinition> = (self.resources.iter().map(|r| &r.def))
+            .chain(self.skill_resources())
+            .collect();
         self.paged(
             id,
             "resources",
@@ -437,6 +439,8 @@ impl<Ctx> Registry<Ctx> {
         };
         let outcome = if let Some(resource) = self.resources.iter_mut().find(|r| r.def.uri == uri) {
             catch_unwind(AssertUnwindSafe(|| (resource.read)(ctx, &input)))
+        } else if let Some(file) = self.skill_file(uri) {
+            Ok(Ok(Outcome::Complete(vec![file])))
         } else if let Some((template, variables)) = self
             .templates
             .iter_mut()

@@ -69,6 +69,15 @@ fn row<Ctx>(method: &str) -> Option<(Eras, Handler<Ctx>)> {
         "resources/unsubscribe" => (Session, |r, _, i| {
             answer(r.subscribe(&i.request.id, &i.request.params, false))
         }),
+        "skills/list" => (Both, |r, _, i| {
+            answer(r.list_skills(&i.request.id, &i.request.params, modern(&i)))
+        }),
+        "skills/get" => (Both, |r, _, i| {
+            answer(r.get_skill(&i.request.id, &i.request.params, modern(&i)))
+        }),
+        "resources/directory/read" => (Both, |r, _, i| {
+            answer(r.read_directory(&i.request.id, &i.request.params, modern(&i)))
+        }),
         "completion/complete" => (Both, |r, ctx, i| {
             answer(r.complete(ctx, &i.request.id, &i.request.params, modern(&i)))
         }),

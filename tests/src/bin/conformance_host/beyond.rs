@@ -1,6 +1,8 @@
 //! The host beyond tools: the prompts, resources, template and completion the suite's
 //! `prompts-*`, `resources-*` and `completion-complete` scenarios read, and the tools and the
-//! prompt that ask the client for input (`input-required-result-*`, 2026-07-28).
+//! prompt that ask the client for input (`input-required-result-*`, 2026-07-28); and an Agent
+//! Skill about these (`fixtures/skills/`) for the `sep-2640-*` scenarios of the skills
+//! extension.
 
 use mcp_bindgen::server::{
     CompletionRef, Handler, Input, InputRequired, InteractiveHandler, McpPrompt, McpTool, Outcome,
@@ -390,6 +392,11 @@ impl InteractiveHandler<Host> for ClearLevel {
 }
 
 pub(crate) fn register(registry: &mut Registry<Host>) {
+    let skills = concat!(env!("CARGO_MANIFEST_DIR"), "/fixtures/skills");
+    if let Err(e) = registry.register_skills_dir(skills) {
+        eprintln!("conformance_host: {e}");
+        std::process::exit(2);
+    }
     registry
         .register::<TriggerPromptChange>()
         .register_interactive::<ClearLevel>()

@@ -354,7 +354,6 @@ fn deserializes_what_from_value_gives() {
     }
 }
 
-#[cfg(feature = "client")]
 #[test]
 fn raw_values_are_read_through_a_value() {
     #[derive(Debug, Deserialize)]

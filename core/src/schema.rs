@@ -17,8 +17,8 @@ use std::collections::BTreeMap;
 use std::fmt;
 use std::sync::{Mutex, OnceLock};
 
-use mcp_bindgen_core::pointer::escape;
-use mcp_bindgen_core::value::{compare, equal};
+use crate::pointer::escape;
+use crate::value::{compare, equal};
 use serde_json::{Map, Number, Value};
 
 mod compiled;
@@ -30,8 +30,6 @@ mod tree_tests;
 
 pub use compiled::CompiledSchema;
 pub use tree::JsonTree;
-#[cfg_attr(not(feature = "server"), allow(unused_imports))]
-pub(crate) use tree::{Json, Kind};
 
 /// A tool's input schema, kept as the JSON text the server sent, parsed and compiled on first
 /// use.
@@ -250,7 +248,7 @@ fn is_integer(n: &Number) -> bool {
 impl<'a> Checker<'a> {
     /// A local `$ref`'s target (percent-decoded, as the generator reads it).
     fn resolve(&self, reference: &str) -> Option<&'a Value> {
-        mcp_bindgen_core::pointer::resolve(self.root, reference)
+        crate::pointer::resolve(self.root, reference)
     }
 
     fn check(

@@ -11,7 +11,7 @@ use std::cmp::Ordering;
 use std::collections::HashMap;
 use std::fmt;
 
-use mcp_bindgen_core::pointer::escape;
+use crate::pointer::escape;
 use serde_json::{Map, Number, Value};
 
 use super::tree::{Json, JsonTree, Kind};
@@ -108,7 +108,7 @@ fn type_ok<'v>(kinds: u8, value: impl Json<'v>) -> bool {
     }
 }
 
-/// JSON equality with `1` equal to `1.0` (as `mcp_bindgen_core::value::equal`), between any
+/// JSON equality with `1` equal to `1.0` (as `crate::value::equal`), between any
 /// two trees ([`Json`]: a `Value` or the bytes' tree).
 fn equal<'a, 'b>(a: impl Json<'a>, b: impl Json<'b>) -> bool {
     match (a.kind(), b.kind()) {
@@ -273,7 +273,7 @@ impl<'a> Compiler<'a> {
 
     /// A local `$ref`'s target (percent-decoded, as the generator reads it).
     fn resolve(&self, reference: &str) -> Option<&'a Value> {
-        mcp_bindgen_core::pointer::resolve(self.root, reference)
+        crate::pointer::resolve(self.root, reference)
     }
 
     fn list(&mut self, schemas: &'a [Value], level: usize) -> Box<[usize]> {

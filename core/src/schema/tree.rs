@@ -139,6 +139,16 @@ impl JsonTree {
         (!unsupported.get()).then_some(result)
     }
 
+    /// The value at `path` (member names from the root object down), as a `Value`; `None`
+    /// when a member on the way is absent or the value is `null`. A key given twice is read
+    /// at its first occurrence: see [`JsonTree::has_duplicate_keys`].
+    pub fn value_at(&self, path: &[String]) -> Option<Value> {
+        path.iter()
+            .try_fold(self.root(), |at, key| at.get(key))
+            .filter(|at| !matches!(at.kind(), Kind::Null))
+            .map(|at| at.to_value())
+    }
+
     pub(crate) fn root(&self) -> At<'_> {
         At {
             tree: self,
