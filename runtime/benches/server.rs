@@ -10,7 +10,10 @@
 //!   announcement adds to the game's frame;
 //! - a loopback HTTP round trip with the game polling in a tight loop;
 //! - a `prompts/get` and a `resources/read` against a `tools/call` answering the same 4 KiB of
-//!   text, through `dispatch` (the time per byte of the reply is what to compare).
+//!   text, through `dispatch` (the time per byte of the reply is what to compare);
+//! - skills over loopback HTTP: a client's `list_skills` of 100 skills, and loading a skill with
+//!   a 1 MiB file (its `SKILL.md` and the file read and verified), each against
+//!   `resources/read` of the same bytes (no digest, no frontmatter check).
 
 use std::hint::black_box;
 use std::sync::Arc;
@@ -19,7 +22,8 @@ use std::time::Duration;
 
 use criterion::{Criterion, criterion_group, criterion_main};
 use mcp_bindgen::server::{
-    Call, CallHandler, Handler, McpTool, Registry, Server, ToolError, serve_stdio,
+    Call, CallHandler, Handler, McpTool, Registry, ResourceDefinition, Server, Skill, ToolError,
+    serve_stdio,
 };
 use mcp_bindgen::{HttpClient, ToolCaller};
 use schemars::JsonSchema;
@@ -438,8 +442,127 @@ fn tasks(c: &mut Criterion) {
     group.finish();
 }
 
+/// A static resource at `uri` whose text is `text`.
+fn text_resource(registry: &mut Registry<Game>, uri: &'static str, text: String) {
+    registry.register_resource(ResourceDefinition::new(uri, uri), move |_| {
+        Ok(vec![mcp_bindgen::ResourceContents::text(
+            uri,
+            "text/markdown",
+            text.clone(),
+        )])
+    });
+}
+
+fn skills(c: &mut Criterion) {
+    let mut registry = Registry::<Game>::new("bench", "1");
+    let instructions = |name: &str| {
+        format!(
+            "---\nname: {name}\ndescription: How to play level {name} with the game's tools\n\
+             ---\n# {name}\n\n{}",
+            "Call `add` with the two scores, then read references/RULES.md.\n".repeat(4)
+        )
+    };
+    for i in 0..99 {
+        let name = format!("level-{i}");
+        let files = [
+            ("SKILL.md".to_owned(), instructions(&name)),
+            ("references/RULES.md".to_owned(), "No camping.\n".repeat(20)),
+        ];
+        registry.register_skill(Skill::from_files(&name, files).expect("skill"));
+    }
+    let big_md = instructions("big");
+    let data = "0123456789abcdef".repeat(64 * 1024); // 1 MiB of text
+    let files = [
+        ("SKILL.md".to_owned(), big_md.clone()),
+        ("references/DATA.md".to_owned(), data.clone()),
+    ];
+    registry.register_skill(Skill::from_files("big", files).expect("skill"));
+    // The same bytes as plain resources: the list's JSON, the big skill's two files.
+    let list = registry
+        .dispatch(
+            &mut Game,
+            r#"{"jsonrpc":"2.0","id":1,"method":"skills/list","params":{}}"#,
+        )
+        .expect("an answer");
+    eprintln!("skills/list_skills_100: {} bytes of reply", list.len());
+    text_resource(&mut registry, "bench://list", "x".repeat(list.len()));
+    let mut group = c.benchmark_group("skills");
+    // The server's share of a listing: the same request through `dispatch`, no HTTP.
+    group.bench_function("dispatch_skills_list_100", |b| {
+        let request = r#"{"jsonrpc":"2.0","id":1,"method":"skills/list","params":{}}"#;
+        b.iter(|| black_box(registry.dispatch(&mut Game, black_box(request))))
+    });
+    group.finish();
+    text_resource(&mut registry, "bench://skill-md", big_md);
+    text_resource(&mut registry, "bench://data", data);
+
+    let stop = Arc::new(AtomicBool::new(false));
+    let flag = stop.clone();
+    let (tx, rx) = std::sync::mpsc::channel();
+    let game = std::thread::spawn(move || {
+        let mut server = Server::listen(registry, 0).expect("listens");
+        tx.send(server.port()).expect("port");
+        while !flag.load(Ordering::Relaxed) {
+            if !server.poll(&mut Game) {
+                std::thread::yield_now();
+            }
+        }
+    });
+    let port = rx.recv().expect("port");
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .expect("runtime");
+    let client = runtime
+        .block_on(HttpClient::connect(format!("http://127.0.0.1:{port}/mcp")))
+        .expect("connects");
+    let listed = runtime.block_on(client.list_skills()).expect("skills/list");
+    assert_eq!(listed.skills.len(), 100);
+    let big = listed
+        .skills
+        .iter()
+        .find(|s| s.name() == "big")
+        .expect("the big skill")
+        .clone();
+    let mut group = c.benchmark_group("skills");
+    group.measurement_time(Duration::from_secs(5));
+    group.bench_function("list_skills_100", |b| {
+        b.iter(|| runtime.block_on(client.list_skills()).expect("list"))
+    });
+    group.bench_function("resources_read_same_bytes_as_the_list", |b| {
+        b.iter(|| {
+            runtime
+                .block_on(client.read_resource("bench://list"))
+                .expect("read")
+        })
+    });
+    group.bench_function("load_skill_1mib_verified", |b| {
+        b.iter(|| {
+            runtime.block_on(async {
+                let skill = client.load_skill(&big).await.expect("loads");
+                skill.read("references/DATA.md").await.expect("reads")
+            })
+        })
+    });
+    group.bench_function("resources_read_same_bytes_as_the_skill", |b| {
+        b.iter(|| {
+            runtime.block_on(async {
+                client
+                    .read_resource("bench://skill-md")
+                    .await
+                    .expect("read");
+                client.read_resource("bench://data").await.expect("read")
+            })
+        })
+    });
+    group.finish();
+    stop.store(true, Ordering::Relaxed);
+    game.join().expect("game thread");
+}
+
 criterion_group!(
     benches,
+    skills,
     dispatch,
     tasks,
     same_size,

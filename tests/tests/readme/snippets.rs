@@ -249,9 +249,53 @@ fn line_619_runs() {
     pollster::block_on(line_619::snippet()).expect("the snippet runs");
 }
 
-/// README.md line 813: `fn(url: &str)`.
+/// README.md line 693: `fn() run`.
 #[allow(unused, unreachable_code, unnameable_test_items, clippy::all)]
-mod line_813 {
+mod line_693 {
+    use super::support::*;
+
+    pub(super) async fn snippet() -> Result<(), Box<dyn std::error::Error>> {
+        use mcp_bindgen::server::{Registry, Skill};
+
+        let mut registry = Registry::<Game>::new("my-game", "1.0.0");
+        // From a folder: `skills/play-my-game/SKILL.md` and the files beside it.
+        // registry.register_skills_dir("skills")?;
+        registry.register_skill(Skill::from_files("play-my-game", [
+            ("SKILL.md", "---\nname: play-my-game\ndescription: How to play my-game\n---\n\
+                          Call `placed_count` first; the rules are in references/RULES.md.\n"),
+            ("references/RULES.md", "# Rules\n"),
+        ])?);
+        Ok(())
+    }
+}
+
+#[test]
+fn line_693_runs() {
+    pollster::block_on(line_693::snippet()).expect("the snippet runs");
+}
+
+/// README.md line 726: `fn(client: HttpClient) use mcp_bindgen::HttpClient;`.
+#[allow(unused, unreachable_code, unnameable_test_items, clippy::all)]
+mod line_726 {
+    use super::support::*;
+    use mcp_bindgen::HttpClient;
+
+    pub(super) async fn snippet(client: HttpClient) -> Result<(), Box<dyn std::error::Error>> {
+        let list = client.list_skills().await?; // refused entries in `list.refused`, with the reason
+        for entry in &list.skills {
+            println!("{}: {}", entry.name(), entry.description());
+        }
+        let skill = client.load_skill(&list.skills[0]).await?; // reads and verifies SKILL.md only
+        println!("{}", skill.body());
+        let rules = skill.read_text("references/RULES.md").await?; // read now, verified
+        println!("{rules}");
+        Ok(())
+    }
+}
+
+/// README.md line 878: `fn(url: &str)`.
+#[allow(unused, unreachable_code, unnameable_test_items, clippy::all)]
+mod line_878 {
     use super::support::*;
 
     pub(super) async fn snippet(url: &str) -> Result<(), Box<dyn std::error::Error>> {
@@ -268,9 +312,9 @@ mod line_813 {
     }
 }
 
-/// README.md line 925: `items`.
+/// README.md line 990: `items`.
 #[allow(unused, unreachable_code, unnameable_test_items, clippy::all)]
-mod line_925 {
+mod line_990 {
     use super::support::*;
 
     // build.rs
@@ -283,9 +327,9 @@ mod line_925 {
     }
 }
 
-/// README.md line 952: `items`.
+/// README.md line 1017: `items`.
 #[allow(unused, unreachable_code, unnameable_test_items, clippy::all)]
-mod line_952 {
+mod line_1017 {
     use super::support::*;
 
     // Cargo.toml: mcp-bindgen, mcp-bindgen-include, serde, serde_json
@@ -301,9 +345,9 @@ mod line_952 {
     );
 }
 
-/// README.md line 1071: `fn()`.
+/// README.md line 1136: `fn()`.
 #[allow(unused, unreachable_code, unnameable_test_items, clippy::all)]
-mod line_1071 {
+mod line_1136 {
     use super::support::*;
 
     pub(super) async fn snippet() -> Result<(), Box<dyn std::error::Error>> {
@@ -323,9 +367,9 @@ mod line_1071 {
     }
 }
 
-/// README.md line 1115: `fn(url: &str)`.
+/// README.md line 1180: `fn(url: &str)`.
 #[allow(unused, unreachable_code, unnameable_test_items, clippy::all)]
-mod line_1115 {
+mod line_1180 {
     use super::support::*;
 
     pub(super) async fn snippet(url: &str) -> Result<(), Box<dyn std::error::Error>> {

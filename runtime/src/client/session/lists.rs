@@ -40,7 +40,7 @@ pub(crate) async fn pages<T: Transport>(
             Some(c) => json!({ "cursor": c }),
             None => json!({}),
         };
-        let page = request_plain(conn, method, params, &options).await?;
+        let mut page = request_plain(conn, method, params, &options).await?;
         if page_number == 0 {
             pages.ttl_ms = page.get("ttlMs").and_then(Value::as_u64);
             pages.cache_scope = page
@@ -48,8 +48,9 @@ pub(crate) async fn pages<T: Transport>(
                 .and_then(Value::as_str)
                 .map(str::to_owned);
         }
-        if let Some(Value::Array(items)) = page.get(key) {
-            pages.items.extend(items.iter().cloned());
+        // Moved out of the page, not copied: a list of a thousand tools is one parse.
+        if let Some(Value::Array(items)) = page.get_mut(key).map(Value::take) {
+            pages.items.extend(items);
         }
         match page.get("nextCursor").and_then(Value::as_str) {
             Some(next) if !next.is_empty() => cursor = Some(next.to_owned()),
