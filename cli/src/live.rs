@@ -46,6 +46,24 @@ pub struct LiveArgs {
     /// The environment variable holding that client's secret.
     #[arg(long, value_name = "VAR", requires = "client_id")]
     pub client_secret_env: Option<String>,
+    /// Sign in as a machine, with no browser: the client credentials grant with --client-id and
+    /// its secret (--client-secret-env) or its key (--client-key).
+    #[arg(long, requires = "client_id")]
+    pub client_credentials: bool,
+    /// A PKCS#8 PEM file of the client's private key (ES256): the client credentials grant,
+    /// the client proving who it is with a signed JWT (private_key_jwt) instead of a secret.
+    #[arg(
+        long,
+        value_name = "FILE",
+        requires = "client_id",
+        conflicts_with = "client_secret_env"
+    )]
+    pub client_key: Option<PathBuf>,
+    /// Sign in as a workload, with no browser and no secret: the JWT its platform issued
+    /// (CI, a cloud, a Kubernetes service account), read from FILE at every token request.
+    #[arg(long, value_name = "FILE", requires = "oauth",
+          conflicts_with_all = ["client_credentials", "client_key", "client_secret_env"])]
+    pub workload_token: Option<PathBuf>,
     /// The HTTPS URL of this client's ID metadata document.
     #[arg(long, value_name = "URL", requires = "oauth")]
     pub client_metadata_url: Option<String>,
@@ -83,6 +101,9 @@ impl Default for LiveArgs {
             oauth: false,
             client_id: None,
             client_secret_env: None,
+            client_credentials: false,
+            client_key: None,
+            workload_token: None,
             client_metadata_url: None,
             scope: None,
             token_dir: None,
@@ -220,7 +241,21 @@ impl LiveArgs {
                     "--oauth: neither XDG_CONFIG_HOME nor HOME is set: give --token-dir DIR",
                 )?,
             };
+            let grant = match (&self.workload_token, &self.client_key) {
+                (Some(file), _) => OAuthGrant::Workload(file.clone()),
+                (None, Some(key)) => OAuthGrant::ClientKey(key.clone()),
+                (None, None) if self.client_credentials => {
+                    if client_secret.is_none() {
+                        return Err("--client-credentials: give the client's secret \
+                                    (--client-secret-env VAR) or its key (--client-key FILE)"
+                            .to_owned());
+                    }
+                    OAuthGrant::ClientCredentials
+                }
+                (None, None) => OAuthGrant::Browser,
+            };
             options.oauth = Some(OAuthOptions {
+                grant,
                 client_id: self.client_id.clone(),
                 client_secret,
                 client_metadata_url: self.client_metadata_url.clone(),
@@ -270,10 +305,27 @@ pub struct LiveOptions {
     pub oauth: Option<OAuthOptions>,
 }
 
+/// Which grant `--oauth` signs in with.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum OAuthGrant {
+    /// A person in the browser (the authorization code grant).
+    #[default]
+    Browser,
+    /// The client credentials grant with the client's secret.
+    ClientCredentials,
+    /// The client credentials grant with the client's key (a PKCS#8 PEM file, ES256).
+    ClientKey(PathBuf),
+    /// Workload identity: the platform's JWT in this file.
+    Workload(PathBuf),
+}
+
 /// How `--oauth` signs in.
 #[derive(Debug, Clone)]
 #[non_exhaustive]
 pub struct OAuthOptions {
+    /// The grant.
+    pub grant: OAuthGrant,
     /// A pre-registered client id.
     pub client_id: Option<String>,
     /// Its secret.
@@ -304,14 +356,32 @@ fn default_token_dir() -> Option<PathBuf> {
 /// The OAuth settings of the command line: RFC 8252's loopback redirect (a listener on
 /// 127.0.0.1, a free port) and the system browser, as the runtime's [`BrowserSignIn`] does it.
 fn oauth_settings(options: &OAuthOptions) -> Result<OAuth, mcp_bindgen::Error> {
-    let mut sign_in = BrowserSignIn::new()?;
-    if let Some(browser) = &options.browser {
-        sign_in = sign_in.browser(browser.clone());
-    }
-    let mut oauth = OAuth::new()
+    let client_id = options.client_id.clone().unwrap_or_default();
+    let mut oauth = match &options.grant {
+        OAuthGrant::Browser => {
+            let mut sign_in = BrowserSignIn::new()?;
+            if let Some(browser) = &options.browser {
+                sign_in = sign_in.browser(browser.clone());
+            }
+            OAuth::new().browser_sign_in(sign_in)
+        }
+        OAuthGrant::ClientCredentials => {
+            OAuth::client_credentials(client_id, options.client_secret.clone().unwrap_or_default())
+        }
+        OAuthGrant::ClientKey(path) => {
+            let pem = std::fs::read_to_string(path).map_err(|e| {
+                mcp_bindgen::Error::transport_source(
+                    format!("--client-key {}: cannot be read", path.display()),
+                    e,
+                )
+            })?;
+            OAuth::client_credentials_jwt(client_id, pem, "ES256")
+        }
+        OAuthGrant::Workload(path) => OAuth::workload_identity_file(path),
+    };
+    oauth = oauth
         .client_name("mcp-bindgen")
-        .token_store(FileTokenStore::new(&options.token_dir))
-        .browser_sign_in(sign_in);
+        .token_store(FileTokenStore::new(&options.token_dir));
     if let Some(id) = &options.client_id {
         oauth = oauth.client_id(id.clone());
     }

@@ -139,3 +139,80 @@ fn an_unset_client_secret_variable_is_a_clear_error() {
     );
     assert!(!Path::new("never.tools.json").exists());
 }
+
+/// Without a person: `--client-credentials` with the client's secret from a variable, and
+/// `--workload-token FILE` with the platform's JWT; neither opens a browser, and neither
+/// secret is in what the command prints.
+#[test]
+fn capture_signs_in_as_a_machine_and_as_a_workload() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let realm_log = dir.path().join("realm.log");
+    let realm = realm(&realm_log);
+    let run = |flags: &[&str], output: &str| {
+        let out = Command::new(env!("CARGO_BIN_EXE_mcp-bindgen"))
+            .args(["capture", "--url", &realm.url, "--oauth", "--token-dir"])
+            .arg(dir.path().join(output).with_extension("tokens"))
+            .args(flags)
+            .arg("-o")
+            .arg(dir.path().join(output))
+            .env("CLI_SECRET", "cli-secret")
+            .env("BROWSER", "false")
+            .output()
+            .expect("runs");
+        let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+        assert!(out.status.success(), "{flags:?}: {stderr}");
+        let text = std::fs::read_to_string(dir.path().join(output)).expect("capture written");
+        assert!(text.contains("whoami"), "{text}");
+        assert!(
+            !stderr.contains("cli-secret") && !stderr.contains("workload-ci"),
+            "{stderr}"
+        );
+    };
+    run(
+        &[
+            "--client-id",
+            "cli-client",
+            "--client-secret-env",
+            "CLI_SECRET",
+            "--client-credentials",
+        ],
+        "machine.tools.json",
+    );
+    let token = dir.path().join("ci-token");
+    std::fs::write(&token, "workload-ci-job-42\n").expect("token file");
+    run(
+        &["--workload-token", token.to_str().expect("path")],
+        "workload.tools.json",
+    );
+    let grants: Vec<serde_json::Value> = lines(&realm_log)
+        .iter()
+        .map(|l| serde_json::from_str(l).expect("JSON"))
+        .collect();
+    assert_eq!(grants.len(), 2, "{grants:?}");
+    assert_eq!(grants[0]["grant"], "client_credentials");
+    assert_eq!(
+        grants[1]["grant"],
+        "urn:ietf:params:oauth:grant-type:jwt-bearer"
+    );
+    assert_eq!(grants[1]["assertion"], "workload-ci-job-42");
+
+    // --client-credentials with neither a secret nor a key: refused before anything is sent.
+    let out = Command::new(env!("CARGO_BIN_EXE_mcp-bindgen"))
+        .args([
+            "capture",
+            "--url",
+            &realm.url,
+            "--oauth",
+            "--client-id",
+            "cli-client",
+        ])
+        .arg("--client-credentials")
+        .arg("-o")
+        .arg(dir.path().join("never.tools.json"))
+        .output()
+        .expect("runs");
+    assert!(!out.status.success());
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("--client-secret-env"), "{stderr}");
+    assert_eq!(lines(&realm_log).len(), 2, "nothing was sent");
+}

@@ -3,7 +3,8 @@
 //! recording every request, drive the client through sign-in, a second run from stored tokens,
 //! refresh before expiry (a refresh response without a refresh token keeps the old one; a
 //! rotated one is kept), one refresh for many concurrent calls, a revoked refresh token, a
-//! resource metadata document for another server, and where tokens travel.
+//! resource metadata document for another server, where tokens travel, and workload identity
+//! (a JWT-bearer grant whose token file the platform rewrites while the client runs).
 
 use std::collections::{HashMap, HashSet};
 use std::io::{BufRead, BufReader, Read, Write};
@@ -151,6 +152,9 @@ impl Realm {
             })
     }
 }
+
+/// The JWT-bearer grant type (RFC 7523), written out here rather than taken from the client.
+const JWT_BEARER: &str = "urn:ietf:params:oauth:grant-type:jwt-bearer";
 
 fn encode(s: &str) -> String {
     form_urlencoded::byte_serialize(s.as_bytes()).collect()
@@ -316,6 +320,27 @@ fn serve(
             let document = json!({"client_id": "registered-client", "client_secret": "registered-secret",
                 "token_endpoint_auth_method": "client_secret_basic"});
             respond(&mut stream, "201 Created", &json, &document.to_string())
+        }
+        // Workload identity: the platform's JWT is the grant and the credential (tokens
+        // `workload-*` are valid here); no client authentication, no refresh token.
+        ("auth", "/token") if form.get("grant_type").map(String::as_str) == Some(JWT_BEARER) => {
+            let valid = form
+                .get("assertion")
+                .is_some_and(|a| a.starts_with("workload-"));
+            if !valid || form.get("resource").map(String::as_str) != Some(resource) {
+                return respond(
+                    &mut stream,
+                    "400 Bad Request",
+                    &json,
+                    r#"{"error":"invalid_grant","error_description":"assertion refused"}"#,
+                );
+            }
+            state.counter += 1;
+            let access = format!("access-{}", state.counter);
+            state.access.insert(access.clone());
+            let document = json!({"access_token": access, "token_type": "Bearer",
+                "expires_in": state.expires_in});
+            respond(&mut stream, "200 OK", &json, &document.to_string())
         }
         ("auth", "/token") => {
             let basic = format!(
@@ -950,4 +975,61 @@ async fn a_listen_refused_with_401_renews_the_token_and_listens_again() {
         "the person was asked once"
     );
     drop(client);
+}
+
+/// Workload identity: the token file is read at every token request, so a file the platform
+/// rewrote is what the next request sends; a token the server refuses is an error at once,
+/// one request and no retry, and its text is in no message.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_workload_token_file_rewritten_while_the_client_runs_is_sent_next() {
+    // `expires_in: 0`: every call finds its token due and asks for a new one.
+    let realm = Realm::start(0);
+    let dir = temp_dir("workload");
+    std::fs::create_dir_all(&dir).expect("dir");
+    let file = dir.join("token");
+    std::fs::write(&file, "workload-first\n").expect("writes");
+    let client = HttpClient::builder(&realm.resource)
+        .oauth(OAuth::workload_identity_file(&file))
+        .connect()
+        .await
+        .expect("signs in with the workload's token");
+    client
+        .call_tool("echo", serde_json::Map::new())
+        .await
+        .expect("calls");
+    std::fs::write(&file, "workload-second").expect("rewrites");
+    client
+        .call_tool("echo", serde_json::Map::new())
+        .await
+        .expect("calls");
+    let sent: Vec<String> = realm
+        .token_requests(JWT_BEARER)
+        .iter()
+        .map(|s| s.form["assertion"].clone())
+        .collect();
+    assert_eq!(sent.first().map(String::as_str), Some("workload-first"));
+    assert_eq!(sent.last().map(String::as_str), Some("workload-second"));
+    assert!(
+        realm
+            .token_requests(JWT_BEARER)
+            .iter()
+            .all(|s| s.authorization.is_none()),
+        "no client authentication with a workload's grant"
+    );
+
+    std::fs::write(&file, "stolen-token-text").expect("rewrites");
+    let before = realm.token_requests(JWT_BEARER).len();
+    let error = client
+        .call_tool("echo", serde_json::Map::new())
+        .await
+        .expect_err("a refused grant fails the call");
+    assert!(matches!(error, Error::Auth { .. }), "{error}");
+    assert!(error.to_string().contains("invalid_grant"), "{error}");
+    assert!(!error.to_string().contains("stolen-token-text"), "{error}");
+    assert_eq!(
+        realm.token_requests(JWT_BEARER).len(),
+        before + 1,
+        "one token request, no retry"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
 }

@@ -50,6 +50,11 @@ mod support {
         }
     }
 
+    /// The user's ID token from the company's identity provider (enterprise-managed OAuth).
+    pub(crate) fn id_token() -> String {
+        "an ID token".into()
+    }
+
     pub(crate) const URL: &str = "https://saving-throw.example/mcp";
     pub(crate) const KEY: &str = "a key";
 }

@@ -93,6 +93,69 @@ enum Grant {
     AuthorizationCode,
     /// A machine authenticates as itself (the client credentials grant).
     ClientCredentials,
+    /// A JWT the workload's platform issued, as the grant itself (RFC 7523 section 2.1,
+    /// workload identity federation).
+    JwtBearer(Assertion),
+    /// The identity provider's token of a user, exchanged at the provider for an identity
+    /// assertion authorization grant (RFC 8693), then at the authorization server for the
+    /// token (RFC 7523): enterprise-managed authorization.
+    IdJag {
+        /// The identity provider's token endpoint.
+        endpoint: String,
+        /// The user's ID token from the identity provider.
+        id_token: Secret,
+        /// This client's id at the identity provider, when it has one.
+        idp_client_id: Option<String>,
+    },
+}
+
+impl Grant {
+    fn name(&self) -> &'static str {
+        match self {
+            Grant::AuthorizationCode => "authorization_code",
+            Grant::ClientCredentials => "client_credentials",
+            Grant::JwtBearer(_) => "jwt-bearer (workload identity)",
+            Grant::IdJag { .. } => "jwt-bearer with an ID-JAG (enterprise-managed)",
+        }
+    }
+}
+
+/// The JWT-bearer grant's type (RFC 7523).
+const JWT_BEARER: &str = "urn:ietf:params:oauth:grant-type:jwt-bearer";
+
+/// Where a workload's JWT comes from: read anew for every token request, so that a token the
+/// platform rotates is followed.
+#[derive(Clone)]
+enum Assertion {
+    /// A file the platform writes (and rewrites before the token in it expires).
+    File(std::path::PathBuf),
+    /// The application's own source.
+    Source(Arc<dyn Fn() -> Result<String, Error> + Send + Sync>),
+}
+
+impl Assertion {
+    fn read(&self) -> Result<Secret, Error> {
+        let text = match self {
+            Assertion::File(path) => std::fs::read_to_string(path).map_err(|e| {
+                Error::transport_source(
+                    format!(
+                        "OAuth workload identity: cannot read the token file {}",
+                        path.display()
+                    ),
+                    e,
+                )
+            })?,
+            Assertion::Source(source) => source()?,
+        };
+        let token = text.trim();
+        if token.is_empty() {
+            return Err(auth_error(
+                "OAuth workload identity: the workload's token is empty: has the platform \
+                 written it yet?",
+            ));
+        }
+        Ok(Secret::new(token))
+    }
 }
 
 /// OAuth 2.1 settings for [`HttpClientBuilder::oauth`](crate::client::HttpClientBuilder::oauth).
@@ -136,13 +199,7 @@ pub struct OAuth {
 impl std::fmt::Debug for OAuth {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("OAuth")
-            .field(
-                "grant",
-                &match self.grant {
-                    Grant::AuthorizationCode => "authorization_code",
-                    Grant::ClientCredentials => "client_credentials",
-                },
-            )
+            .field("grant", &self.grant.name())
             .field("client_id", &self.client_id)
             .field("client_secret", &self.client_secret)
             .field("client_metadata_url", &self.client_metadata_url)
@@ -213,6 +270,55 @@ impl OAuth {
             signing_key: Some((algorithm.into(), Secret::new(private_key_pem))),
             ..OAuth::new()
         }
+    }
+
+    /// Workload identity (RFC 7523 JWT as the authorization grant): no person, no client
+    /// secret; the token the workload's platform issued (a cloud's, a CI system's, a Kubernetes
+    /// service account's) is read from `path` at every token request, so that the platform
+    /// can rotate the file while the client runs. Its audience must be the authorization
+    /// server. A refused token is an [`Error::Auth`] at once (the grant is not retried).
+    pub fn workload_identity_file(path: impl Into<std::path::PathBuf>) -> Self {
+        OAuth {
+            grant: Grant::JwtBearer(Assertion::File(path.into())),
+            ..OAuth::new()
+        }
+    }
+
+    /// [`OAuth::workload_identity_file`] with the token from `source`, called at every token
+    /// request (a platform's metadata endpoint, an environment variable).
+    pub fn workload_identity(
+        source: impl Fn() -> Result<String, Error> + Send + Sync + 'static,
+    ) -> Self {
+        OAuth {
+            grant: Grant::JwtBearer(Assertion::Source(Arc::new(source))),
+            ..OAuth::new()
+        }
+    }
+
+    /// Enterprise-managed authorization (an identity assertion authorization grant, ID-JAG):
+    /// the user's `id_token` from the company's identity provider is exchanged at the
+    /// provider's `idp_token_endpoint` (RFC 8693) for an assertion naming the MCP server's
+    /// authorization server and resource, which that server exchanges for the access token
+    /// (RFC 7523), authenticating this client ([`OAuth::client_id`] and
+    /// [`OAuth::client_secret`]). No browser: the company's policy decides at the provider.
+    pub fn enterprise(idp_token_endpoint: impl Into<String>, id_token: impl Into<String>) -> Self {
+        OAuth {
+            grant: Grant::IdJag {
+                endpoint: idp_token_endpoint.into(),
+                id_token: Secret::new(id_token),
+                idp_client_id: None,
+            },
+            ..OAuth::new()
+        }
+    }
+
+    /// This client's id at the identity provider, sent with the exchange of
+    /// [`OAuth::enterprise`].
+    pub fn idp_client_id(mut self, client_id: impl Into<String>) -> Self {
+        if let Grant::IdJag { idp_client_id, .. } = &mut self.grant {
+            *idp_client_id = Some(client_id.into());
+        }
+        self
     }
 
     /// A client registered beforehand with the authorization server (used instead of a
@@ -447,7 +553,8 @@ impl Auth {
     }
 
     /// Before a request: a token about to expire is refreshed first (one refresh however many
-    /// calls wait). Costs an atomic load when the token is fresh.
+    /// calls wait), or without a refresh token asked for again by a grant that needs no
+    /// person. Costs an atomic load when the token is fresh.
     pub(crate) async fn prepare(&self, http: &reqwest::Client) -> Result<(), Error> {
         if !self.due() {
             return Ok(());
@@ -464,6 +571,14 @@ impl Auth {
             && self.refresh(&mut flow, http).await.is_ok()
         {
             return Ok(());
+        }
+        // A grant that needs no person is asked again before the token lapses: a workload's
+        // token is read anew (the platform may have rotated it), credentials sent again. A
+        // refusal fails this call at once; the grant is not retried.
+        if !matches!(self.config.grant, Grant::AuthorizationCode) {
+            self.withdraw();
+            flow.tokens = None;
+            return self.authorize(&mut flow, http, None, None).await;
         }
         // No refresh possible: the request goes with what it has, and a 401 starts over.
         Ok(())
@@ -725,7 +840,56 @@ impl Auth {
         step_up: Option<String>,
     ) -> Result<(), Error> {
         let server = server.clone();
-        match self.config.grant {
+        match &self.config.grant {
+            Grant::JwtBearer(assertion) => {
+                let assertion = assertion.read()?;
+                let mut form = vec![
+                    ("grant_type", JWT_BEARER.to_owned()),
+                    ("assertion", assertion.expose().to_owned()),
+                    ("resource", resource),
+                ];
+                if let Some(scope) = self.scope_for(challenge, resource_scopes, &server, step_up) {
+                    form.push(("scope", scope));
+                }
+                let client = self.pre_registered();
+                let tokens = self
+                    .token_request(http, &server, client.as_ref(), form, "workload identity")
+                    .await?;
+                self.keep(flow, tokens)
+            }
+            Grant::IdJag {
+                endpoint,
+                id_token,
+                idp_client_id,
+            } => {
+                let client = self.pre_registered().ok_or_else(|| {
+                    auth_error(
+                        "OAuth enterprise-managed authorization: no client id for the MCP \
+                         server's authorization server (OAuth::client_id)",
+                    )
+                })?;
+                let scope = self.scope_for(challenge, resource_scopes, &server, step_up);
+                let exchange = IdJagExchange {
+                    endpoint,
+                    id_token,
+                    idp_client_id: idp_client_id.as_deref(),
+                    audience: &server.issuer,
+                    resource: &resource,
+                    scope: scope.as_deref(),
+                };
+                let grant = self.exchange_for_id_jag(http, exchange).await?;
+                let mut form = vec![
+                    ("grant_type", JWT_BEARER.to_owned()),
+                    ("assertion", grant.expose().to_owned()),
+                ];
+                if let Some(scope) = scope {
+                    form.push(("scope", scope));
+                }
+                let tokens = self
+                    .token_request(http, &server, Some(&client), form, "enterprise token")
+                    .await?;
+                self.keep(flow, tokens)
+            }
             Grant::ClientCredentials => {
                 let client = self
                     .pre_registered()
@@ -765,6 +929,74 @@ impl Auth {
                 }
                 self.keep(flow, tokens)
             }
+        }
+    }
+
+    /// Enterprise-managed authorization, step one: the user's ID token exchanged at the
+    /// identity provider for an identity assertion authorization grant (RFC 8693).
+    async fn exchange_for_id_jag(
+        &self,
+        http: &reqwest::Client,
+        exchange: IdJagExchange<'_>,
+    ) -> Result<Secret, Error> {
+        const ID_JAG: &str = "urn:ietf:params:oauth:token-type:id-jag";
+        let endpoint = exchange.endpoint;
+        self.check_endpoint(endpoint)?;
+        let mut form = vec![
+            (
+                "grant_type",
+                "urn:ietf:params:oauth:grant-type:token-exchange",
+            ),
+            ("requested_token_type", ID_JAG),
+            ("subject_token", exchange.id_token.expose()),
+            (
+                "subject_token_type",
+                "urn:ietf:params:oauth:token-type:id_token",
+            ),
+            ("audience", exchange.audience),
+            ("resource", exchange.resource),
+        ];
+        if let Some(scope) = exchange.scope {
+            form.push(("scope", scope));
+        }
+        if let Some(client_id) = exchange.idp_client_id {
+            form.push(("client_id", client_id));
+        }
+        let body = form_urlencoded::Serializer::new(String::new())
+            .extend_pairs(form)
+            .finish();
+        let step = "enterprise identity exchange";
+        let response = http
+            .post(endpoint)
+            .header(header::ACCEPT, "application/json")
+            .header(header::CONTENT_TYPE, "application/x-www-form-urlencoded")
+            .body(body)
+            .send()
+            .await
+            .map_err(|e| Error::web(format!("OAuth {step}: could not reach {endpoint}"), e))?;
+        let status = response.status();
+        let text = response.text().await.unwrap_or_default();
+        if !status.is_success() {
+            return Err(server_refusal(step, endpoint, status.as_u16(), &text));
+        }
+        let document: Value = serde_json::from_str(&text).map_err(|e| {
+            Error::transport_source(
+                format!("OAuth {step}: {endpoint} did not answer with JSON"),
+                e,
+            )
+        })?;
+        match (
+            document["access_token"].as_str(),
+            document["issued_token_type"].as_str(),
+        ) {
+            (Some(grant), Some(ID_JAG)) => Ok(Secret::new(grant)),
+            (Some(_), kind) => Err(auth_error(format!(
+                "OAuth {step}: {endpoint} issued a {} token, not an ID-JAG",
+                kind.unwrap_or("untyped")
+            ))),
+            (None, _) => Err(auth_error(format!(
+                "OAuth {step}: {endpoint} answered without an access_token"
+            ))),
         }
     }
 
@@ -1136,6 +1368,18 @@ impl Auth {
             scope: document["scope"].as_str().map(str::to_owned),
         })
     }
+}
+
+/// What enterprise-managed authorization's exchange at the identity provider sends.
+struct IdJagExchange<'a> {
+    endpoint: &'a str,
+    id_token: &'a Secret,
+    idp_client_id: Option<&'a str>,
+    /// The MCP server's authorization server (its issuer).
+    audience: &'a str,
+    /// The MCP server (its resource identifier).
+    resource: &'a str,
+    scope: Option<&'a str>,
 }
 
 /// An authorization code and the verifier that goes with it.

@@ -23,3 +23,36 @@ fn debug_shows_no_secret() {
     let text = format!("{:?}", OAuth::client_credentials("id", "top-secret"));
     assert!(!text.contains("top-secret"), "{text}");
 }
+
+#[test]
+fn debug_shows_no_identity_token_or_workload_token() {
+    let oauth = OAuth::enterprise("https://idp.example/token", "idp-id-token-secret")
+        .idp_client_id("idp-client")
+        .client_id("xaa-client")
+        .client_secret("xaa-secret");
+    let text = format!("{oauth:?}");
+    assert!(
+        !text.contains("idp-id-token-secret") && !text.contains("xaa-secret"),
+        "{text}"
+    );
+    assert!(text.contains("ID-JAG"), "{text}");
+    let oauth = OAuth::workload_identity(|| Ok("workload-jwt-secret".to_owned()));
+    let text = format!("{oauth:?}");
+    assert!(!text.contains("workload-jwt-secret"), "{text}");
+    let path = std::env::temp_dir().join(format!("no-such-wif-token-{}", std::process::id()));
+    let error = Assertion::File(path.clone())
+        .read()
+        .err()
+        .map(|e| e.to_string());
+    assert!(
+        error
+            .as_deref()
+            .is_some_and(|e| e.contains("cannot read the token file")),
+        "{error:?}"
+    );
+    let empty = Assertion::Source(Arc::new(|| Ok("  \n".to_owned()))).read();
+    assert!(
+        empty.is_err(),
+        "an empty token is refused before it is sent"
+    );
+}

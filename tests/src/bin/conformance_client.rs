@@ -13,7 +13,10 @@
 //! before it reads any other file of it.
 //!
 //! For the `auth/*` scenarios it signs in with OAuth (`mcp_bindgen::oauth`): the client
-//! credentials grant for `auth/client-credentials-basic` (a secret) and `-jwt` (a key), the pre-registered client of the
+//! credentials grant for `auth/client-credentials-basic` (a secret) and `-jwt` (a key), workload
+//! identity for `auth/wif-jwt-bearer` (the context's token written to a file the client reads),
+//! enterprise-managed authorization for `auth/enterprise-managed-authorization` (the context's
+//! ID token exchanged at its identity provider), the pre-registered client of the
 //! context for `auth/pre-registration`, and otherwise the authorization code grant with this
 //! client's metadata document URL (used where the server supports it, else dynamic
 //! registration). The suite's authorization endpoint approves at once and redirects: the
@@ -34,7 +37,10 @@ fn main() -> std::process::ExitCode {
         .ok()
         .and_then(|c| serde_json::from_str(&c).ok())
         .unwrap_or(Value::Null);
-    match pollster::block_on(run(&url, &scenario, &context)) {
+    let outcome = pollster::block_on(run(&url, &scenario, &context));
+    // The workload token file `oauth` wrote, if any: a token is not left behind.
+    let _ = std::fs::remove_file(wif_token_file());
+    match outcome {
         Ok(()) => std::process::ExitCode::SUCCESS,
         Err(e) => {
             eprintln!("error: {e}");
@@ -100,6 +106,19 @@ fn oauth(scenario: &str, context: &Value) -> Option<OAuth> {
             text("private_key_pem"),
             text("signing_algorithm"),
         )),
+        // Workload identity: the platform's token in a file, as a platform hands it over (the
+        // client reads it at each token request).
+        "auth/wif-jwt-bearer" => {
+            let path = wif_token_file();
+            std::fs::write(&path, text("valid_jwt")).ok()?;
+            Some(OAuth::workload_identity_file(path).client_id(text("client_id")))
+        }
+        "auth/enterprise-managed-authorization" => Some(
+            OAuth::enterprise(text("idp_token_endpoint"), text("idp_id_token"))
+                .idp_client_id(text("idp_client_id"))
+                .client_id(text("client_id"))
+                .client_secret(text("client_secret")),
+        ),
         "auth/pre-registration" => Some(
             OAuth::new()
                 .client_id(text("client_id"))
@@ -115,6 +134,11 @@ fn oauth(scenario: &str, context: &Value) -> Option<OAuth> {
                 .on_authorize(authorize),
         ),
     }
+}
+
+/// Where the workload identity scenario's token is written for the client to read.
+fn wif_token_file() -> std::path::PathBuf {
+    std::env::temp_dir().join(format!("wif-token-{}", std::process::id()))
 }
 
 /// The authorization step: GET the authorization URL and return where it redirects.

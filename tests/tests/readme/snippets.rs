@@ -99,9 +99,42 @@ mod line_315 {
     }
 }
 
-/// README.md line 406: `fn(client: Client<HttpClient>) use mcp_bindgen::HttpClient; use mcp_bindgen_tests::py_tls::{Client, prompts, resources};`.
+/// README.md line 372: `fn()`.
 #[allow(unused, unreachable_code, unnameable_test_items, clippy::all)]
-mod line_406 {
+mod line_372 {
+    use super::support::*;
+
+    pub(super) async fn snippet() -> Result<(), Box<dyn std::error::Error>> {
+        use mcp_bindgen::oauth::OAuth;
+
+        // A service: its registered id, its secret from the environment.
+        let service = OAuth::client_credentials("billing-agent", std::env::var("AGENT_SECRET")?);
+        // CI: the token the CI system issued for this job, re-read at every token request (the
+        // platform rotates the file; a refused token fails the call at once and is not retried).
+        let ci = OAuth::workload_identity_file("/var/run/secrets/mcp/token");
+        // A company's identity provider: the user's ID token from it, exchanged there for an identity
+        // assertion naming the MCP server's authorization server, which issues the token to this
+        // registered client.
+        let enterprise = OAuth::enterprise("https://idp.example.com/oauth2/token", id_token())
+            .idp_client_id("mcp-agent-at-idp")
+            .client_id("mcp-agent")
+            .client_secret(std::env::var("MCP_AGENT_SECRET")?);
+        let oauth = match std::env::var("RUN_AS").as_deref() {
+            Ok("service") => service,
+            Ok("ci") => ci,
+            _ => enterprise,
+        };
+        let client = mcp_bindgen::HttpClient::builder("https://mcp.example/mcp")
+            .oauth(oauth)
+            .connect()
+            .await?;
+        Ok(())
+    }
+}
+
+/// README.md line 446: `fn(client: Client<HttpClient>) use mcp_bindgen::HttpClient; use mcp_bindgen_tests::py_tls::{Client, prompts, resources};`.
+#[allow(unused, unreachable_code, unnameable_test_items, clippy::all)]
+mod line_446 {
     use super::support::*;
     use mcp_bindgen::HttpClient;
     use mcp_bindgen_tests::py_tls::{Client, prompts, resources};
@@ -116,9 +149,9 @@ mod line_406 {
     }
 }
 
-/// README.md line 419: `fn(client: Client<HttpClient>) use mcp_bindgen::HttpClient; use mcp_bindgen_tests::everything::Client;`.
+/// README.md line 459: `fn(client: Client<HttpClient>) use mcp_bindgen::HttpClient; use mcp_bindgen_tests::everything::Client;`.
 #[allow(unused, unreachable_code, unnameable_test_items, clippy::all)]
-mod line_419 {
+mod line_459 {
     use super::support::*;
     use mcp_bindgen::HttpClient;
     use mcp_bindgen_tests::everything::Client;
@@ -132,9 +165,9 @@ mod line_419 {
     }
 }
 
-/// README.md line 432: `items`.
+/// README.md line 472: `items`.
 #[allow(unused, unreachable_code, unnameable_test_items, clippy::all)]
-mod line_432 {
+mod line_472 {
     use super::support::*;
 
     use mcp_bindgen::server::{Handler, McpTool, Registry, Server, ToolError};
@@ -179,9 +212,9 @@ mod line_432 {
     }
 }
 
-/// README.md line 591: `fn(client: Client<HttpClient>, http: HttpClient) use mcp_bindgen::HttpClient; use mcp_bindings::tecs::{Client, types};`.
+/// README.md line 631: `fn(client: Client<HttpClient>, http: HttpClient) use mcp_bindgen::HttpClient; use mcp_bindings::tecs::{Client, types};`.
 #[allow(unused, unreachable_code, unnameable_test_items, clippy::all)]
-mod line_591 {
+mod line_631 {
     use super::support::*;
     use mcp_bindgen::HttpClient;
     use mcp_bindings::tecs::{Client, types};
@@ -197,9 +230,9 @@ mod line_591 {
     }
 }
 
-/// README.md line 619: `fn() run`.
+/// README.md line 659: `fn() run`.
 #[allow(unused, unreachable_code, unnameable_test_items, clippy::all)]
-mod line_619 {
+mod line_659 {
     use super::support::*;
 
     pub(super) async fn snippet() -> Result<(), Box<dyn std::error::Error>> {
@@ -245,13 +278,13 @@ mod line_619 {
 }
 
 #[test]
-fn line_619_runs() {
-    pollster::block_on(line_619::snippet()).expect("the snippet runs");
+fn line_659_runs() {
+    pollster::block_on(line_659::snippet()).expect("the snippet runs");
 }
 
-/// README.md line 693: `fn() run`.
+/// README.md line 733: `fn() run`.
 #[allow(unused, unreachable_code, unnameable_test_items, clippy::all)]
-mod line_693 {
+mod line_733 {
     use super::support::*;
 
     pub(super) async fn snippet() -> Result<(), Box<dyn std::error::Error>> {
@@ -270,13 +303,13 @@ mod line_693 {
 }
 
 #[test]
-fn line_693_runs() {
-    pollster::block_on(line_693::snippet()).expect("the snippet runs");
+fn line_733_runs() {
+    pollster::block_on(line_733::snippet()).expect("the snippet runs");
 }
 
-/// README.md line 726: `fn(client: HttpClient) use mcp_bindgen::HttpClient;`.
+/// README.md line 766: `fn(client: HttpClient) use mcp_bindgen::HttpClient;`.
 #[allow(unused, unreachable_code, unnameable_test_items, clippy::all)]
-mod line_726 {
+mod line_766 {
     use super::support::*;
     use mcp_bindgen::HttpClient;
 
@@ -293,9 +326,9 @@ mod line_726 {
     }
 }
 
-/// README.md line 878: `fn(url: &str)`.
+/// README.md line 918: `fn(url: &str)`.
 #[allow(unused, unreachable_code, unnameable_test_items, clippy::all)]
-mod line_878 {
+mod line_918 {
     use super::support::*;
 
     pub(super) async fn snippet(url: &str) -> Result<(), Box<dyn std::error::Error>> {
@@ -312,9 +345,9 @@ mod line_878 {
     }
 }
 
-/// README.md line 990: `items`.
+/// README.md line 1030: `items`.
 #[allow(unused, unreachable_code, unnameable_test_items, clippy::all)]
-mod line_990 {
+mod line_1030 {
     use super::support::*;
 
     // build.rs
@@ -327,9 +360,9 @@ mod line_990 {
     }
 }
 
-/// README.md line 1017: `items`.
+/// README.md line 1057: `items`.
 #[allow(unused, unreachable_code, unnameable_test_items, clippy::all)]
-mod line_1017 {
+mod line_1057 {
     use super::support::*;
 
     // Cargo.toml: mcp-bindgen, mcp-bindgen-include, serde, serde_json
@@ -345,9 +378,9 @@ mod line_1017 {
     );
 }
 
-/// README.md line 1136: `fn()`.
+/// README.md line 1176: `fn()`.
 #[allow(unused, unreachable_code, unnameable_test_items, clippy::all)]
-mod line_1136 {
+mod line_1176 {
     use super::support::*;
 
     pub(super) async fn snippet() -> Result<(), Box<dyn std::error::Error>> {
@@ -367,9 +400,9 @@ mod line_1136 {
     }
 }
 
-/// README.md line 1180: `fn(url: &str)`.
+/// README.md line 1220: `fn(url: &str)`.
 #[allow(unused, unreachable_code, unnameable_test_items, clippy::all)]
-mod line_1180 {
+mod line_1220 {
     use super::support::*;
 
     pub(super) async fn snippet(url: &str) -> Result<(), Box<dyn std::error::Error>> {
