@@ -1054,3 +1054,51 @@ fn a_cassette_verified_against_the_live_server_names_what_answers_differently() 
     stop.store(true, Ordering::Relaxed);
     game.join().expect("the game thread");
 }
+
+/// Skills through the same report: a skill whose files changed is a warning (exit 0), one
+/// renamed is one removed (breaking, exit 1) and one added.
+#[test]
+fn skills_changed_renamed_and_removed() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let skill = |name: &str, digest: char| {
+        let uri = format!("skill://{name}/SKILL.md");
+        json!({"uri": uri, "frontmatter": {"name": name, "description": "How to play"},
+               "resources": [{"uri": uri, "size": 10,
+                              "digest": format!("sha256:{}", digest.to_string().repeat(64))}]})
+    };
+    let capture = |name: &str, skills: Value| {
+        let path = dir.path().join(name);
+        let document = json!({"tools": [], "skills": skills});
+        std::fs::write(&path, document.to_string()).expect("write");
+        path
+    };
+    let old = capture("old.json", json!([skill("arena", 'a')]));
+    let edited = capture("edited.json", json!([skill("arena", 'b')]));
+    let renamed = capture("renamed.json", json!([skill("pit", 'a')]));
+    let out = bin()
+        .arg("diff")
+        .arg(&old)
+        .arg(&edited)
+        .output()
+        .expect("runs");
+    let (stdout, stderr) = text(&out);
+    assert_eq!(out.status.code(), Some(0), "{stdout}{stderr}");
+    assert!(
+        stdout.contains("warning")
+            && stdout
+                .contains("the skill's files changed: skill://arena/SKILL.md  [skill-changed]"),
+        "{stdout}"
+    );
+    let out = bin()
+        .arg("diff")
+        .arg(&old)
+        .arg(&renamed)
+        .output()
+        .expect("runs");
+    let (stdout, stderr) = text(&out);
+    assert_eq!(out.status.code(), Some(1), "{stdout}{stderr}");
+    assert!(
+        stdout.contains("[skill-removed]") && stdout.contains("[skill-added]"),
+        "{stdout}"
+    );
+}
