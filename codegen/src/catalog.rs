@@ -184,8 +184,8 @@ fn resources(capture: &Capture, read: &str) -> (TokenStream, TokenStream) {
     (module, method)
 }
 
-/// The `skills` module: a constant per Agent Skill, the URI of its `SKILL.md`, documented with
-/// the skill's name and description.
+/// The `skills` module: a [`SkillRef`](mcp_bindgen::SkillRef) per Agent Skill (the URI of its
+/// `SKILL.md` and its name), documented with the skill's name and description.
 fn skills(capture: &Capture) -> TokenStream {
     let mut names = BTreeSet::new();
     let constants = capture.skills.iter().map(|skill| {
@@ -200,21 +200,22 @@ fn skills(capture: &Capture) -> TokenStream {
             None => "files the server generates (`dynamic`: nothing to verify)".to_owned(),
         };
         let text = format!(
-            "`{}`: {}\n\nIts `SKILL.md` is at this URI; the skill has {files}.",
+            "`{}`: {}\n\nIts `SKILL.md` is at `{}`; the skill has {files}.",
             skill.name,
-            dedent(&skill.description)
+            dedent(&skill.description),
+            skill.uri
         );
         let doc = doc(&text, INNER_DOC_WIDTH);
-        let uri = &skill.uri;
+        let (uri, skill_name) = (&skill.uri, &skill.name);
         quote! {
             #doc
-            pub const #name: &str = #uri;
+            pub const #name: ::mcp_bindgen::SkillRef = ::mcp_bindgen::SkillRef::new(#uri, #skill_name);
         }
     });
     let module_doc = doc(
-        "The server's Agent Skills (the `io.modelcontextprotocol/skills` extension), each the \
-         URI of its `SKILL.md`: get its current entry with `McpClient::get_skill`, then \
-         `McpClient::load_skill` reads and verifies it.",
+        "The server's Agent Skills (the `io.modelcontextprotocol/skills` extension): \
+         `McpClient::load(&skills::NAME)` gets a skill's current entry and reads and verifies \
+         it.",
         ITEM_DOC_WIDTH,
     );
     quote! {

@@ -397,15 +397,18 @@ mod tools {
     );
 }
 
-/// The server's Agent Skills (the `io.modelcontextprotocol/skills` extension), each the URI of
-/// its `SKILL.md`: get its current entry with `McpClient::get_skill`, then
-/// `McpClient::load_skill` reads and verifies it.
+/// The server's Agent Skills (the `io.modelcontextprotocol/skills` extension):
+/// `McpClient::load(&skills::NAME)` gets a skill's current entry and reads and verifies it.
 pub mod skills {
     /// `play-tecs`: How to inspect and change the tecs example game's world with its MCP tools,
     /// safely and in the right order
     ///
-    /// Its `SKILL.md` is at this URI; the skill has 2 files, each verified when it is read.
-    pub const PLAY_TECS: &str = "skill://play-tecs/SKILL.md";
+    /// Its `SKILL.md` is at `skill://play-tecs/SKILL.md`; the skill has 2 files, each verified
+    /// when it is read.
+    pub const PLAY_TECS: mcp_bindgen::SkillRef = mcp_bindgen::SkillRef::new(
+        "skill://play-tecs/SKILL.md",
+        "play-tecs",
+    );
 }
 
 /// The tools this module was generated for, in the server's order.

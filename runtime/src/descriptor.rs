@@ -165,3 +165,30 @@ impl ToolDescriptor {
 /// when received (the input schema says which are refused).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, serde::Deserialize)]
 pub struct NoArguments {}
+
+/// One Agent Skill a generated module names (its `skills` module holds one per skill the
+/// capture listed): the URI of its `SKILL.md` and its name. Loading it is one call,
+/// `McpClient::load(&skills::PLAY)` (feature `client`), which gets the skill's current
+/// entry, checks that it is still the skill of that name, and reads and verifies it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct SkillRef {
+    uri: &'static str,
+    name: &'static str,
+}
+
+impl SkillRef {
+    /// The skill `name` whose `SKILL.md` is at `uri`.
+    pub const fn new(uri: &'static str, name: &'static str) -> Self {
+        SkillRef { uri, name }
+    }
+
+    /// The URI of its `SKILL.md`.
+    pub const fn uri(&self) -> &'static str {
+        self.uri
+    }
+
+    /// Its name, as the module was generated.
+    pub const fn name(&self) -> &'static str {
+        self.name
+    }
+}

@@ -93,7 +93,7 @@ mod trace;
 pub mod uri_template;
 
 pub use caller::ToolCaller;
-pub use descriptor::{NoArguments, ToolDescriptor};
+pub use descriptor::{NoArguments, SkillRef, ToolDescriptor};
 pub use drift::{DriftPolicy, DriftReport, Provenance};
 pub use envelope::{ToolError, call_checked, decode_result, encode_arguments};
 pub use error::Error;

@@ -374,15 +374,19 @@ async fn the_game_teaches_agents_to_play_it_with_a_skill() {
         .expect("connects");
     let list = client.list_skills().await.expect("skills/list");
     let entry = &list.skills[0];
-    assert_eq!(entry.uri, mcp_bindings::tecs::skills::PLAY_TECS);
-    assert_eq!(
-        &client
-            .get_skill(mcp_bindings::tecs::skills::PLAY_TECS)
-            .await
-            .expect("skills/get"),
-        entry
-    );
-    let skill = client.load_skill(entry).await.expect("loads, verified");
+    assert_eq!(entry.uri, mcp_bindings::tecs::skills::PLAY_TECS.uri());
+    // Through the generated module's handle: the current entry, checked, then loaded.
+    let skill = client
+        .load(&mcp_bindings::tecs::skills::PLAY_TECS)
+        .await
+        .expect("loads, verified");
+    assert_eq!(skill.entry(), entry);
+    let renamed = mcp_bindgen::SkillRef::new("skill://play-tecs/SKILL.md", "play-old");
+    let error = client
+        .load(&renamed)
+        .await
+        .expect_err("not the skill of that name");
+    assert!(error.to_string().contains("play-old"), "{error}");
     assert!(skill.body().contains("components_info"));
     let components = skill
         .read_text("references/components.md")

@@ -51,6 +51,25 @@ impl<T: Transport> McpClient<T> {
         })
     }
 
+    /// Loads a skill a generated module names ([`SkillRef`](crate::SkillRef)): its current
+    /// entry (`skills/get`), which must still be the skill of that name (a skill renamed or
+    /// gone is an error naming it), then [`McpClient::load_skill`].
+    pub async fn load(&self, skill: &crate::SkillRef) -> Result<LoadedSkill<T>, Error> {
+        let entry = self.get_skill(skill.uri()).await?;
+        if entry.name() != skill.name() {
+            return Err(Error::Skill {
+                skill: skill.uri().to_owned(),
+                file: skill.uri().to_owned(),
+                mismatch: Mismatch::Frontmatter {
+                    key: "name".to_owned(),
+                    listed: Box::new(skill.name().into()),
+                    read: Box::new(entry.name().into()),
+                },
+            });
+        }
+        self.load_skill(&entry).await
+    }
+
     /// Loads the skill of `entry`: reads its `SKILL.md` and checks it against the entry (size,
     /// digest, then the frontmatter field by field). A skill whose `SKILL.md` does not verify
     /// is [`Error::Skill`]; one with `"dynamic"` files is refused, as nothing of it could be

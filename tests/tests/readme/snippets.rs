@@ -326,9 +326,9 @@ mod line_766 {
     }
 }
 
-/// README.md line 918: `fn(url: &str)`.
+/// README.md line 919: `fn(url: &str)`.
 #[allow(unused, unreachable_code, unnameable_test_items, clippy::all)]
-mod line_918 {
+mod line_919 {
     use super::support::*;
 
     pub(super) async fn snippet(url: &str) -> Result<(), Box<dyn std::error::Error>> {
@@ -345,9 +345,9 @@ mod line_918 {
     }
 }
 
-/// README.md line 1030: `items`.
+/// README.md line 1031: `items`.
 #[allow(unused, unreachable_code, unnameable_test_items, clippy::all)]
-mod line_1030 {
+mod line_1031 {
     use super::support::*;
 
     // build.rs
@@ -360,9 +360,9 @@ mod line_1030 {
     }
 }
 
-/// README.md line 1057: `items`.
+/// README.md line 1058: `items`.
 #[allow(unused, unreachable_code, unnameable_test_items, clippy::all)]
-mod line_1057 {
+mod line_1058 {
     use super::support::*;
 
     // Cargo.toml: mcp-bindgen, mcp-bindgen-include, serde, serde_json
@@ -378,9 +378,9 @@ mod line_1057 {
     );
 }
 
-/// README.md line 1176: `fn()`.
+/// README.md line 1177: `fn()`.
 #[allow(unused, unreachable_code, unnameable_test_items, clippy::all)]
-mod line_1176 {
+mod line_1177 {
     use super::support::*;
 
     pub(super) async fn snippet() -> Result<(), Box<dyn std::error::Error>> {
@@ -400,9 +400,9 @@ mod line_1176 {
     }
 }
 
-/// README.md line 1220: `fn(url: &str)`.
+/// README.md line 1221: `fn(url: &str)`.
 #[allow(unused, unreachable_code, unnameable_test_items, clippy::all)]
-mod line_1220 {
+mod line_1221 {
     use super::support::*;
 
     pub(super) async fn snippet(url: &str) -> Result<(), Box<dyn std::error::Error>> {
