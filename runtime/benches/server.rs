@@ -295,27 +295,58 @@ fn change_frame(c: &mut Criterion) {
     group.finish();
 }
 
-fn round_trip(c: &mut Criterion) {
-    let stop = Arc::new(AtomicBool::new(false));
-    let flag = stop.clone();
-    let (tx, rx) = std::sync::mpsc::channel();
-    let game = std::thread::spawn(move || {
-        let mut server = Server::listen(registry(), 0).expect("listens");
-        tx.send(server.port()).expect("port");
-        while !flag.load(Ordering::Relaxed) {
-            if !server.poll(&mut Game) {
-                std::thread::yield_now();
+/// A game polling its server in a tight loop on its own thread, and a client of it (on a
+/// current-thread runtime) over loopback HTTP; the game stops when this drops.
+struct Loopback {
+    runtime: tokio::runtime::Runtime,
+    client: HttpClient,
+    stop: Arc<AtomicBool>,
+    game: Option<std::thread::JoinHandle<()>>,
+}
+
+impl Loopback {
+    fn serve(registry: Registry<Game>) -> Loopback {
+        let stop = Arc::new(AtomicBool::new(false));
+        let flag = stop.clone();
+        let (tx, rx) = std::sync::mpsc::channel();
+        let game = std::thread::spawn(move || {
+            let mut server = Server::listen(registry, 0).expect("listens");
+            tx.send(server.port()).expect("port");
+            while !flag.load(Ordering::Relaxed) {
+                if !server.poll(&mut Game) {
+                    std::thread::yield_now();
+                }
             }
+        });
+        let port = rx.recv().expect("port");
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .expect("runtime");
+        let client = runtime
+            .block_on(HttpClient::connect(format!("http://127.0.0.1:{port}/mcp")))
+            .expect("connects");
+        Loopback {
+            runtime,
+            client,
+            stop,
+            game: Some(game),
         }
-    });
-    let port = rx.recv().expect("port");
-    let runtime = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .expect("runtime");
-    let client = runtime
-        .block_on(HttpClient::connect(format!("http://127.0.0.1:{port}/mcp")))
-        .expect("connects");
+    }
+}
+
+impl Drop for Loopback {
+    fn drop(&mut self) {
+        self.stop.store(true, Ordering::Relaxed);
+        if let Some(game) = self.game.take() {
+            let _ = game.join();
+        }
+    }
+}
+
+fn round_trip(c: &mut Criterion) {
+    let game = Loopback::serve(registry());
+    let (runtime, client) = (&game.runtime, &game.client);
     let mut arguments = Map::new();
     arguments.insert("a".into(), json!(1));
     arguments.insert("b".into(), json!(2));
@@ -329,8 +360,6 @@ fn round_trip(c: &mut Criterion) {
         })
     });
     group.finish();
-    stop.store(true, Ordering::Relaxed);
-    game.join().expect("game thread");
 }
 
 /// The text each of the three answers carries.
@@ -496,26 +525,8 @@ fn skills(c: &mut Criterion) {
     text_resource(&mut registry, "bench://skill-md", big_md);
     text_resource(&mut registry, "bench://data", data);
 
-    let stop = Arc::new(AtomicBool::new(false));
-    let flag = stop.clone();
-    let (tx, rx) = std::sync::mpsc::channel();
-    let game = std::thread::spawn(move || {
-        let mut server = Server::listen(registry, 0).expect("listens");
-        tx.send(server.port()).expect("port");
-        while !flag.load(Ordering::Relaxed) {
-            if !server.poll(&mut Game) {
-                std::thread::yield_now();
-            }
-        }
-    });
-    let port = rx.recv().expect("port");
-    let runtime = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .expect("runtime");
-    let client = runtime
-        .block_on(HttpClient::connect(format!("http://127.0.0.1:{port}/mcp")))
-        .expect("connects");
+    let game = Loopback::serve(registry);
+    let (runtime, client) = (&game.runtime, &game.client);
     let listed = runtime.block_on(client.list_skills()).expect("skills/list");
     assert_eq!(listed.skills.len(), 100);
     let big = listed
@@ -556,8 +567,6 @@ fn skills(c: &mut Criterion) {
         })
     });
     group.finish();
-    stop.store(true, Ordering::Relaxed);
-    game.join().expect("game thread");
 }
 
 criterion_group!(
