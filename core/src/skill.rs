@@ -183,7 +183,9 @@ impl SkillEntry {
     /// The entry a server sent, checked as a client must before it loads anything: a `uri`
     /// ending in `/SKILL.md` after the frontmatter's `name`, a frontmatter with `name` and
     /// `description`, and `resources` that are `"dynamic"` or list the `SKILL.md` and each
-    /// file once, inside the skill, with a `sha256:` digest and a size.
+    /// file once, inside the skill, with a `sha256:` digest and a size; at most
+    /// [`MAX_FILES`] files of [`MAX_BYTES`] in all (the extension's limits, which a client
+    /// must support and a server should not pass: a bigger skill is refused unread).
     pub fn from_json(value: &Value) -> Result<SkillEntry, String> {
         let uri = value["uri"]
             .as_str()
@@ -223,7 +225,14 @@ impl SkillEntry {
     }
 
     fn listed(&self, files: &[Value]) -> Result<Vec<SkillFile>, String> {
+        if files.len() > MAX_FILES {
+            return Err(format!(
+                "it lists {} files, more than the {MAX_FILES} a skill may have",
+                files.len()
+            ));
+        }
         let inside = format!("{}/", self.root());
+        let mut total: u64 = 0;
         let mut out: Vec<SkillFile> = Vec::with_capacity(files.len());
         for file in files {
             let uri = file["uri"].as_str().ok_or("a file has no \"uri\"")?;
@@ -240,6 +249,12 @@ impl SkillEntry {
             let size = file["size"]
                 .as_u64()
                 .ok_or_else(|| format!("the file {uri} has no size"))?;
+            total = total.saturating_add(size);
+            if total > MAX_BYTES {
+                return Err(format!(
+                    "its files hold more than the 16 MiB a skill may have (at {uri})"
+                ));
+            }
             out.push(SkillFile {
                 uri: uri.to_owned(),
                 digest: digest.to_owned(),

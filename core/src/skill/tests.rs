@@ -166,6 +166,20 @@ fn entries_round_trip_and_bad_ones_are_refused_with_a_reason() {
         &|w| w["frontmatter"] = json!({"name": "arena"}),
         "description",
     );
+    // Past the extension's limits: refused before anything of the skill is read.
+    bad(&|w| w["resources"][1]["size"] = json!(MAX_BYTES), "16 MiB");
+    bad(
+        &|w| {
+            let file = w["resources"][1].clone();
+            let files = w["resources"].as_array_mut().unwrap();
+            for i in 0..MAX_FILES {
+                let mut more = file.clone();
+                more["uri"] = json!(format!("skill://arena/f{i}"));
+                files.push(more);
+            }
+        },
+        "more than the 512",
+    );
     let mut dynamic = wire.clone();
     dynamic["resources"] = json!("dynamic");
     assert_eq!(

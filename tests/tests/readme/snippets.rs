@@ -307,9 +307,9 @@ fn line_733_runs() {
     pollster::block_on(line_733::snippet()).expect("the snippet runs");
 }
 
-/// README.md line 766: `fn(client: HttpClient) use mcp_bindgen::HttpClient;`.
+/// README.md line 767: `fn(client: HttpClient) use mcp_bindgen::HttpClient;`.
 #[allow(unused, unreachable_code, unnameable_test_items, clippy::all)]
-mod line_766 {
+mod line_767 {
     use super::support::*;
     use mcp_bindgen::HttpClient;
 
@@ -326,9 +326,9 @@ mod line_766 {
     }
 }
 
-/// README.md line 919: `fn(url: &str)`.
+/// README.md line 920: `fn(url: &str)`.
 #[allow(unused, unreachable_code, unnameable_test_items, clippy::all)]
-mod line_919 {
+mod line_920 {
     use super::support::*;
 
     pub(super) async fn snippet(url: &str) -> Result<(), Box<dyn std::error::Error>> {
@@ -345,9 +345,9 @@ mod line_919 {
     }
 }
 
-/// README.md line 1031: `items`.
+/// README.md line 1032: `items`.
 #[allow(unused, unreachable_code, unnameable_test_items, clippy::all)]
-mod line_1031 {
+mod line_1032 {
     use super::support::*;
 
     // build.rs
@@ -360,9 +360,9 @@ mod line_1031 {
     }
 }
 
-/// README.md line 1058: `items`.
+/// README.md line 1059: `items`.
 #[allow(unused, unreachable_code, unnameable_test_items, clippy::all)]
-mod line_1058 {
+mod line_1059 {
     use super::support::*;
 
     // Cargo.toml: mcp-bindgen, mcp-bindgen-include, serde, serde_json
@@ -378,9 +378,9 @@ mod line_1058 {
     );
 }
 
-/// README.md line 1177: `fn()`.
+/// README.md line 1178: `fn()`.
 #[allow(unused, unreachable_code, unnameable_test_items, clippy::all)]
-mod line_1177 {
+mod line_1178 {
     use super::support::*;
 
     pub(super) async fn snippet() -> Result<(), Box<dyn std::error::Error>> {
@@ -400,9 +400,9 @@ mod line_1177 {
     }
 }
 
-/// README.md line 1221: `fn(url: &str)`.
+/// README.md line 1222: `fn(url: &str)`.
 #[allow(unused, unreachable_code, unnameable_test_items, clippy::all)]
-mod line_1221 {
+mod line_1222 {
     use super::support::*;
 
     pub(super) async fn snippet(url: &str) -> Result<(), Box<dyn std::error::Error>> {
