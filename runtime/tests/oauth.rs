@@ -57,6 +57,11 @@ struct State {
     /// Whether the resource announces tool changes and serves `subscriptions/listen` (each
     /// stream acknowledged, then ended at once).
     announces: bool,
+    /// ID-JAGs the identity provider issued, with the resource each names.
+    jags: HashMap<String, String>,
+    /// How the identity provider misbehaves: `refuse` (every exchange), `wrong-type` (an
+    /// access token, not an ID-JAG).
+    idp_misbehaves: Option<&'static str>,
 }
 
 struct Realm {
@@ -219,7 +224,7 @@ fn serve(
     let mut body = vec![0; length];
     reader.read_exact(&mut body)?;
     let path = target.split('?').next().unwrap_or("").to_owned();
-    let form: HashMap<String, String> = if path == "/token" {
+    let form: HashMap<String, String> = if path == "/token" || path == "/idp/token" {
         form_urlencoded::parse(&body).into_owned().collect()
     } else {
         HashMap::new()
@@ -321,13 +326,54 @@ fn serve(
                 "token_endpoint_auth_method": "client_secret_basic"});
             respond(&mut stream, "201 Created", &json, &document.to_string())
         }
-        // Workload identity: the platform's JWT is the grant and the credential (tokens
-        // `workload-*` are valid here); no client authentication, no refresh token.
+        // A company's identity provider (on the same port): the user's ID token
+        // `idp-id-token` exchanged (RFC 8693) for an ID-JAG naming this issuer and the resource.
+        ("auth", "/idp/token") => {
+            let field = |key: &str| form.get(key).map(String::as_str);
+            let asked = field("grant_type")
+                == Some("urn:ietf:params:oauth:grant-type:token-exchange")
+                && field("requested_token_type") == Some("urn:ietf:params:oauth:token-type:id-jag")
+                && field("subject_token_type") == Some("urn:ietf:params:oauth:token-type:id_token")
+                && field("subject_token") == Some("idp-id-token")
+                && field("audience") == Some(issuer);
+            if !asked || state.idp_misbehaves == Some("refuse") {
+                return respond(
+                    &mut stream,
+                    "400 Bad Request",
+                    &json,
+                    r#"{"error":"invalid_grant","error_description":"the ID token is not accepted"}"#,
+                );
+            }
+            state.counter += 1;
+            let jag = format!("jag-{}", state.counter);
+            let named = field("resource").unwrap_or_default().to_owned();
+            state.jags.insert(jag.clone(), named);
+            let kind = if state.idp_misbehaves == Some("wrong-type") {
+                "urn:ietf:params:oauth:token-type:access_token"
+            } else {
+                "urn:ietf:params:oauth:token-type:id-jag"
+            };
+            let document = json!({"access_token": jag, "issued_token_type": kind,
+                "token_type": "N_A"});
+            respond(&mut stream, "200 OK", &json, &document.to_string())
+        }
+        // The JWT-bearer grant: a workload's JWT (`workload-*`: the grant is the credential, no
+        // client authentication) or an ID-JAG the identity provider issued for this resource,
+        // from the client it was issued to (Basic). No refresh token.
         ("auth", "/token") if form.get("grant_type").map(String::as_str) == Some(JWT_BEARER) => {
-            let valid = form
-                .get("assertion")
-                .is_some_and(|a| a.starts_with("workload-"));
-            if !valid || form.get("resource").map(String::as_str) != Some(resource) {
+            let assertion = form.get("assertion").cloned().unwrap_or_default();
+            let basic = format!(
+                "Basic {}",
+                base64_basic("registered-client", "registered-secret")
+            );
+            let valid = if assertion.starts_with("jag-") {
+                authorization.as_deref() == Some(basic.as_str())
+                    && state.jags.remove(&assertion).as_deref() == Some(resource)
+            } else {
+                assertion.starts_with("workload-")
+                    && form.get("resource").map(String::as_str) == Some(resource)
+            };
+            if !valid {
                 return respond(
                     &mut stream,
                     "400 Bad Request",
@@ -1032,4 +1078,71 @@ async fn a_workload_token_file_rewritten_while_the_client_runs_is_sent_next() {
         "one token request, no retry"
     );
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// Enterprise-managed authorization: the ID token is exchanged at the identity provider for an
+/// ID-JAG naming this authorization server and the resource, which the authorization server
+/// exchanges for the token, the client authenticated. Each way it can fail is an `Error::Auth`
+/// naming the step, with no token's text in it.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_identity_providers_token_is_exchanged_for_an_id_jag_then_for_the_token() {
+    let realm = Realm::start(3600);
+    let enterprise = |id_token: &str| {
+        OAuth::enterprise(format!("{}/idp/token", realm.issuer), id_token)
+            .idp_client_id("idp-client")
+            .client_id("registered-client")
+            .client_secret("registered-secret")
+    };
+    let client = HttpClient::builder(&realm.resource)
+        .oauth(enterprise("idp-id-token"))
+        .connect()
+        .await
+        .expect("signs in through the identity provider");
+    client
+        .call_tool("echo", serde_json::Map::new())
+        .await
+        .expect("calls");
+    let seen = realm.seen();
+    let exchange = seen
+        .iter()
+        .find(|s| s.path == "/idp/token")
+        .expect("an exchange at the identity provider");
+    assert_eq!(exchange.form["resource"], realm.resource);
+    assert_eq!(exchange.form["client_id"], "idp-client");
+    let grants = realm.token_requests(JWT_BEARER);
+    assert_eq!(grants.len(), 1);
+    assert!(grants[0].form["assertion"].starts_with("jag-"));
+    assert!(
+        grants[0].authorization.is_some(),
+        "the client is authenticated"
+    );
+
+    let refused = |error: Error, says: &str| {
+        assert!(matches!(error, Error::Auth { .. }), "{error}");
+        let text = error.to_string();
+        assert!(text.contains(says), "{says}: {text}");
+        assert!(!text.contains("stolen-id-token"), "{text}");
+    };
+    let error = HttpClient::builder(&realm.resource)
+        .oauth(enterprise("stolen-id-token"))
+        .connect()
+        .await
+        .expect_err("the identity provider refuses");
+    refused(error, "enterprise identity exchange");
+    realm.state.lock().expect("lock").idp_misbehaves = Some("wrong-type");
+    let error = HttpClient::builder(&realm.resource)
+        .oauth(enterprise("idp-id-token"))
+        .connect()
+        .await
+        .expect_err("not an ID-JAG");
+    refused(error, "not an ID-JAG");
+    let error = HttpClient::builder(&realm.resource)
+        .oauth(OAuth::enterprise(
+            format!("{}/idp/token", realm.issuer),
+            "idp-id-token",
+        ))
+        .connect()
+        .await
+        .expect_err("no client id");
+    refused(error, "OAuth::client_id");
 }
