@@ -22,7 +22,7 @@ pub(crate) mod decode;
 mod drift;
 pub mod http;
 mod inbox;
-mod io;
+pub(crate) mod io;
 mod mcp_client;
 mod outgoing;
 mod session;

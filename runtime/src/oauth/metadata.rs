@@ -7,7 +7,7 @@ use serde_json::Value;
 
 use super::{auth_error, fetch_json};
 
-/// The `Bearer` challenge of a `WWW-Authenticate` header (as in [`Error::Auth`]'s
+/// The `Bearer` or `DPoP` challenge of a `WWW-Authenticate` header (as in [`Error::Auth`]'s
 /// `www_authenticate`): what the client's sign-in reads, and what a tool can show a person.
 ///
 /// [`Error::Auth`]: crate::Error::Auth
@@ -18,13 +18,17 @@ pub struct Challenge {
     pub resource_metadata: Option<String>,
     /// `scope`: the scopes the server asks for.
     pub scope: Option<String>,
-    /// `error`: `invalid_token`, `insufficient_scope`, ...
+    /// `error`: `invalid_token`, `insufficient_scope`, `use_dpop_nonce`, ...
     pub error: Option<String>,
+    /// Whether the server offered the `DPoP` scheme (RFC 9449): it accepts, or requires,
+    /// tokens bound to a key of the client's.
+    pub dpop: bool,
 }
 
 impl Challenge {
-    /// Reads the `Bearer` challenge's parameters (quoted or bare values; other schemes and
-    /// unknown parameters ignored). `None` when there is no `Bearer` challenge.
+    /// Reads the parameters of the `Bearer` and `DPoP` challenges (quoted or bare values; other
+    /// schemes and unknown parameters ignored; where both schemes give one, the later wins).
+    /// `None` when there is neither.
     pub fn parse(header: &str) -> Option<Challenge> {
         let mut rest = header.trim();
         let mut challenge: Option<Challenge> = None;
@@ -74,9 +78,11 @@ impl Challenge {
                 rest = remaining;
             } else {
                 // A scheme starts a new challenge.
-                in_bearer = word.eq_ignore_ascii_case("bearer");
-                if in_bearer && challenge.is_none() {
-                    challenge = Some(Challenge::default());
+                let dpop = word.eq_ignore_ascii_case("dpop");
+                in_bearer = dpop || word.eq_ignore_ascii_case("bearer");
+                if in_bearer {
+                    let found = challenge.get_or_insert_with(Challenge::default);
+                    found.dpop |= dpop;
                 }
                 rest = after;
             }
@@ -156,6 +162,8 @@ pub(crate) struct ServerMetadata {
     pub(crate) code_challenge_methods: Option<Vec<String>>,
     pub(crate) cimd_supported: bool,
     pub(crate) iss_parameter_supported: bool,
+    /// `dpop_signing_alg_values_supported` (RFC 9449): the proof algorithms it accepts.
+    pub(crate) dpop_algorithms: Option<Vec<String>>,
 }
 
 fn strings(value: &Value) -> Option<Vec<String>> {
@@ -238,6 +246,7 @@ pub(crate) async fn server_metadata(
             cimd_supported: document["client_id_metadata_document_supported"] == true,
             iss_parameter_supported: document["authorization_response_iss_parameter_supported"]
                 == true,
+            dpop_algorithms: strings(&document["dpop_signing_alg_values_supported"]),
         }));
     }
     Ok(None)

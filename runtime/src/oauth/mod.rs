@@ -20,12 +20,17 @@
 //!   waiting calls, kept in a [`TokenStore`] per resource; a server that moved to another
 //!   authorization server is registered with again and never sees the old tokens.
 //! - Machines: the client credentials grant, with a secret ([`OAuth::client_credentials`]) or
-//!   a signed JWT ([`OAuth::client_credentials_jwt`], `private_key_jwt`).
+//!   a signed JWT ([`OAuth::client_credentials_jwt`], `private_key_jwt`); workload identity
+//!   and enterprise-managed authorization (JWT-bearer grants).
+//! - Sender-constrained tokens (DPoP, RFC 9449, [`Dpop`]): a key of the client's, kept with
+//!   the tokens, and a proof on every token request and every request to the MCP server,
+//!   with the servers' nonces (`use_dpop_nonce`) honoured.
 //!
 //! Codes, verifiers, tokens and secrets never appear in `Debug`, `Display` or errors, and go
 //! only to the endpoints they belong to, never over `http://` to a host that is not loopback.
 
 mod browser;
+mod dpop;
 mod metadata;
 mod pkce;
 mod store;
@@ -41,11 +46,17 @@ use reqwest::header::{self, HeaderValue};
 use serde_json::{Value, json};
 
 pub use browser::BrowserSignIn;
+pub use dpop::Dpop;
 pub use metadata::Challenge;
 pub use store::{ClientRegistration, FileTokenStore, MemoryTokenStore, Secret, TokenStore, Tokens};
 
 use crate::Error;
+use dpop::DpopKey;
 use metadata::{ResourceMetadata, ServerMetadata};
+
+/// The header a DPoP proof travels in, and the one a server's nonce comes back in.
+pub(crate) const DPOP: &str = "dpop";
+pub(crate) const DPOP_NONCE: &str = "dpop-nonce";
 
 /// A token is refreshed before it is used once this close to its expiry, or once half its
 /// lifetime is gone, whichever comes later.
@@ -194,6 +205,7 @@ pub struct OAuth {
     store: Arc<dyn TokenStore>,
     /// `private_key_jwt`: the signing algorithm and the PKCS#8 PEM key.
     signing_key: Option<(String, Secret)>,
+    dpop: Dpop,
 }
 
 impl std::fmt::Debug for OAuth {
@@ -214,6 +226,7 @@ impl std::fmt::Debug for OAuth {
                     .as_ref()
                     .map(|(alg, _)| format!("{alg} <secret>")),
             )
+            .field("dpop", &self.dpop)
             .finish_non_exhaustive()
     }
 }
@@ -239,6 +252,7 @@ impl OAuth {
             authorizer: None,
             store: Arc::new(MemoryTokenStore::new()),
             signing_key: None,
+            dpop: Dpop::default(),
         }
     }
 
@@ -390,6 +404,22 @@ impl OAuth {
         self.store = Arc::new(store);
         self
     }
+
+    /// Whether tokens are bound to a key of the client's (DPoP, RFC 9449; default
+    /// [`Dpop::WhenOffered`]), for every grant. A bound token is sent as
+    /// `Authorization: DPoP` with a proof signed for each request, so that whoever copies it
+    /// off a log or a proxy cannot use it. The key (P-256) is made at the first grant and kept
+    /// with the tokens in the [`TokenStore`].
+    ///
+    /// ```
+    /// use mcp_bindgen::oauth::{Dpop, OAuth};
+    /// let oauth = OAuth::client_credentials("reporting-bot", "s3cret").dpop(Dpop::Required);
+    /// # let _ = oauth;
+    /// ```
+    pub fn dpop(mut self, dpop: Dpop) -> Self {
+        self.dpop = dpop;
+        self
+    }
 }
 
 pub(super) fn auth_error(message: impl Into<String>) -> Error {
@@ -424,7 +454,7 @@ pub(super) async fn fetch_json(http: &reqwest::Client, url: &Url) -> Result<Opti
     })
 }
 
-fn now() -> u64 {
+pub(super) fn now() -> u64 {
     SystemTime::now()
         .duration_since(UNIX_EPOCH)
         .map_or(0, |d| d.as_secs())
@@ -435,6 +465,8 @@ fn now() -> u64 {
 pub(crate) struct Bearer {
     pub(crate) token: Arc<str>,
     pub(crate) generation: u64,
+    /// Bound to the client's key (DPoP): sent as `Authorization: DPoP` with a proof.
+    pub(crate) dpop: bool,
 }
 
 /// What the flow learnt and holds between authorizations (behind the single-flight lock).
@@ -450,6 +482,8 @@ struct Flow {
     client: Option<ClientRegistration>,
     /// Why the next authorization asks a person again (see [`AuthorizationRequest::reason`]).
     reason: Option<String>,
+    /// The MCP server challenged with the `DPoP` scheme.
+    offered_dpop: bool,
 }
 
 /// One client's OAuth state: the settings, the current token (read by every request without
@@ -466,6 +500,13 @@ pub(crate) struct Auth {
     refresh_at: AtomicU64,
     generation: AtomicU64,
     flow: tokio::sync::Mutex<Flow>,
+    /// The key bound tokens are bound to: the stored tokens', else made at the first grant
+    /// that binds; one for the life of the client.
+    dpop_key: std::sync::Mutex<Option<Arc<DpopKey>>>,
+    /// The last `DPoP-Nonce` of the authorization server, and of the MCP server.
+    as_nonce: std::sync::Mutex<Option<String>>,
+    rs_nonce: RwLock<Option<Arc<str>>>,
+    presigned: dpop::Presigned,
 }
 
 impl std::fmt::Debug for Auth {
@@ -493,7 +534,19 @@ impl Auth {
         allow_insecure_http: bool,
     ) -> Result<Self, Error> {
         let key = server.as_str().to_owned();
-        let tokens = config.store.tokens(&key)?;
+        let mut tokens = config.store.tokens(&key)?;
+        let mut dpop_key = None;
+        if let Some(stored) = tokens.as_ref().and_then(|t| t.dpop_key.as_ref()) {
+            match DpopKey::from_stored(stored) {
+                Ok(found) => dpop_key = Some(Arc::new(found)),
+                // Bound tokens without their key are of no use: sign in again.
+                Err(_e) => {
+                    #[cfg(feature = "tracing")]
+                    tracing::warn!(error = %_e, "the stored tokens' DPoP key is unreadable");
+                    tokens = None;
+                }
+            }
+        }
         let auth = Auth {
             config,
             server: server.clone(),
@@ -506,6 +559,10 @@ impl Auth {
                 tokens: tokens.clone(),
                 ..Flow::default()
             }),
+            dpop_key: std::sync::Mutex::new(dpop_key),
+            as_nonce: std::sync::Mutex::new(None),
+            rs_nonce: RwLock::new(None),
+            presigned: dpop::Presigned::default(),
         };
         if let Some(tokens) = &tokens {
             auth.publish(tokens);
@@ -529,6 +586,7 @@ impl Auth {
             .unwrap_or_else(std::sync::PoisonError::into_inner) = Some(Bearer {
             token: Arc::from(tokens.access_token.expose()),
             generation,
+            dpop: tokens.dpop_key.is_some(),
         });
         let refresh_at = tokens.expires_at.map_or(u64::MAX, |expires_at| {
             let lifetime = expires_at.saturating_sub(now());
@@ -544,6 +602,113 @@ impl Auth {
             .write()
             .unwrap_or_else(std::sync::PoisonError::into_inner) = None;
         self.refresh_at.store(u64::MAX, Ordering::Release);
+    }
+
+    /// The key of bound tokens: the one in use, else a new one (kept for the client's life).
+    fn dpop_key(&self) -> Result<Arc<DpopKey>, Error> {
+        let mut key = crate::client::lock(&self.dpop_key);
+        if let Some(key) = key.as_ref() {
+            return Ok(key.clone());
+        }
+        let made = Arc::new(DpopKey::generate()?);
+        *key = Some(made.clone());
+        Ok(made)
+    }
+
+    /// The key for a grant at `server`, when its tokens are to be bound (see [`Dpop`]).
+    fn dpop_for(
+        &self,
+        flow: &Flow,
+        server: &ServerMetadata,
+    ) -> Result<Option<Arc<DpopKey>>, Error> {
+        let es256 = server
+            .dpop_algorithms
+            .as_ref()
+            .map(|algorithms| algorithms.iter().any(|a| a == "ES256"));
+        let bind = match self.config.dpop {
+            Dpop::Off => false,
+            Dpop::WhenOffered => es256.unwrap_or(flow.offered_dpop),
+            Dpop::Required if es256 == Some(false) => {
+                return Err(auth_error(format!(
+                    "OAuth DPoP: the authorization server {} accepts proofs signed with {} \
+                     only; this client signs ES256 (or do not require DPoP)",
+                    server.issuer,
+                    server
+                        .dpop_algorithms
+                        .as_deref()
+                        .unwrap_or_default()
+                        .join(", ")
+                )));
+            }
+            Dpop::Required => true,
+        };
+        if bind {
+            self.dpop_key().map(Some)
+        } else {
+            Ok(None)
+        }
+    }
+
+    /// The `DPoP` header of a request to the MCP server with `method`, carrying the bound
+    /// `access_token`: a new proof, with the server's last nonce (for a POST, the one signed
+    /// ahead when it fits; see [`Auth::sign_ahead`]).
+    pub(crate) fn resource_proof(&self, method: &str, access_token: &str) -> Result<String, Error> {
+        let nonce = self.resource_nonce();
+        if method == "POST"
+            && let Some(proof) = self.presigned.take(access_token, nonce.as_deref())
+        {
+            return Ok(proof);
+        }
+        let key = crate::client::lock(&self.dpop_key)
+            .clone()
+            .ok_or_else(|| auth_error("OAuth DPoP: a bound token without its key"))?;
+        key.proof(
+            method,
+            self.server.as_str(),
+            Some(access_token),
+            nonce.as_deref(),
+        )
+    }
+
+    fn resource_nonce(&self) -> Option<Arc<str>> {
+        self.rs_nonce
+            .read()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .clone()
+    }
+
+    /// Signs the proof of the next POST with `access_token` on the I/O runtime, while the
+    /// request that just took one is on its way (unless one is being signed already).
+    pub(crate) fn sign_ahead(self: &Arc<Self>, access_token: &str) {
+        let Ok(runtime) = crate::client::io::handle() else {
+            return;
+        };
+        let Some(key) = crate::client::lock(&self.dpop_key).clone() else {
+            return;
+        };
+        if !self.presigned.start() {
+            return;
+        }
+        let auth = self.clone();
+        let token: Arc<str> = Arc::from(access_token);
+        // Off the I/O thread, which reads the answer meanwhile.
+        runtime.spawn_blocking(move || {
+            let nonce = auth.resource_nonce();
+            auth.presigned
+                .fill(&key, auth.server.as_str(), token, nonce);
+        });
+    }
+
+    /// Notes the MCP server's `DPoP-Nonce` (on any answer, refusal or not: RFC 9449 section
+    /// 9), for the next proofs.
+    pub(crate) fn note_resource_nonce(&self, nonce: &str) {
+        let mut kept = self
+            .rs_nonce
+            .write()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        if kept.as_deref() != Some(nonce) {
+            *kept = Some(Arc::from(nonce));
+        }
     }
 
     /// Whether the token is due for a refresh (an atomic load and the clock).
@@ -594,7 +759,30 @@ impl Auth {
         generation: Option<u64>,
     ) -> Result<Outcome, Error> {
         let challenge = www_authenticate.and_then(Challenge::parse);
+        // The MCP server wants its nonce in the proof (RFC 9449 section 9): the answer named it
+        // (noted as it arrived) and the same token goes again with a new proof.
+        if status == 401
+            && let Some(challenge) = &challenge
+            && challenge.error.as_deref() == Some("use_dpop_nonce")
+        {
+            let bound = self
+                .bearer()
+                .is_some_and(|b| b.dpop && Some(b.generation) == generation);
+            let nonce = self
+                .rs_nonce
+                .read()
+                .unwrap_or_else(std::sync::PoisonError::into_inner)
+                .is_some();
+            return Ok(if bound && nonce {
+                Outcome::Retry
+            } else {
+                Outcome::GiveUp
+            });
+        }
         let mut flow = self.flow.lock().await;
+        if challenge.as_ref().is_some_and(|c| c.dpop) {
+            flow.offered_dpop = true;
+        }
         // Another call replaced the refused token while this one waited: use the new one.
         let current = self.bearer().map(|b| b.generation);
         if current.is_some() && current != generation {
@@ -667,9 +855,15 @@ impl Auth {
                     ))
                 })?,
         };
+        // The client that was registered, else the one configured (a machine's credentials
+        // authenticate its refresh too).
         let client = match flow.client.clone() {
             Some(client) => Some(client),
-            None => self.config.store.client(&server.issuer)?,
+            None => self
+                .config
+                .store
+                .client(&server.issuer)?
+                .or_else(|| self.pre_registered()),
         };
         let resource = flow
             .resource
@@ -683,8 +877,13 @@ impl Auth {
         if let Some(scope) = &tokens.scope {
             form.push(("scope", scope.clone()));
         }
+        // A refresh token of bound tokens is bound too (RFC 9449 section 5).
+        let dpop = match tokens.dpop_key {
+            Some(_) => Some(self.dpop_key()?),
+            None => None,
+        };
         let fresh = self
-            .token_request(http, &server, client.as_ref(), form, "refresh")
+            .token_request(http, &server, client.as_ref(), form, dpop, "refresh")
             .await?;
         let tokens = Tokens {
             issuer: server.issuer.clone(),
@@ -852,8 +1051,16 @@ impl Auth {
                     form.push(("scope", scope));
                 }
                 let client = self.pre_registered();
+                let dpop = self.dpop_for(flow, &server)?;
                 let tokens = self
-                    .token_request(http, &server, client.as_ref(), form, "workload identity")
+                    .token_request(
+                        http,
+                        &server,
+                        client.as_ref(),
+                        form,
+                        dpop,
+                        "workload identity",
+                    )
                     .await?;
                 self.keep(flow, tokens)
             }
@@ -885,8 +1092,9 @@ impl Auth {
                 if let Some(scope) = scope {
                     form.push(("scope", scope));
                 }
+                let dpop = self.dpop_for(flow, &server)?;
                 let tokens = self
-                    .token_request(http, &server, Some(&client), form, "enterprise token")
+                    .token_request(http, &server, Some(&client), form, dpop, "enterprise token")
                     .await?;
                 self.keep(flow, tokens)
             }
@@ -901,8 +1109,16 @@ impl Auth {
                 if let Some(scope) = self.scope_for(challenge, resource_scopes, &server, step_up) {
                     form.push(("scope", scope));
                 }
+                let dpop = self.dpop_for(flow, &server)?;
                 let tokens = self
-                    .token_request(http, &server, Some(&client), form, "client credentials")
+                    .token_request(
+                        http,
+                        &server,
+                        Some(&client),
+                        form,
+                        dpop,
+                        "client credentials",
+                    )
                     .await?;
                 self.keep(flow, tokens)
             }
@@ -921,8 +1137,9 @@ impl Auth {
                     ("code_verifier", code.verifier.expose().to_owned()),
                     ("resource", resource),
                 ];
+                let dpop = self.dpop_for(flow, &server)?;
                 let mut tokens = self
-                    .token_request(http, &server, Some(&client), form, "token")
+                    .token_request(http, &server, Some(&client), form, dpop, "token")
                     .await?;
                 if tokens.scope.is_none() {
                     tokens.scope = scope;
@@ -1263,19 +1480,21 @@ impl Auth {
         })
     }
 
-    /// POSTs a token request with the client's authentication and reads the tokens.
+    /// POSTs a token request with the client's authentication and reads the tokens; with a
+    /// `dpop` key, with a proof (sent once more with the server's nonce when it asks for one),
+    /// and the tokens are bound to the key when the server says they are.
+    #[allow(clippy::too_many_arguments)]
     async fn token_request(
         &self,
         http: &reqwest::Client,
         server: &ServerMetadata,
         client: Option<&ClientRegistration>,
         mut form: Vec<(&'static str, String)>,
+        dpop: Option<Arc<DpopKey>>,
         step: &str,
     ) -> Result<Tokens, Error> {
         let endpoint = &server.token_endpoint;
-        let mut request = http
-            .post(endpoint)
-            .header(header::ACCEPT, "application/json");
+        let mut authorization = None;
         if let (Some(client), Some((algorithm, key))) = (client, &self.config.signing_key) {
             let issued = now();
             let claims = json!({
@@ -1308,7 +1527,7 @@ impl Auth {
                     ))
                     .map_err(|_| auth_error("OAuth: the client id cannot be sent in a header"))?;
                     value.set_sensitive(true);
-                    request = request.header(header::AUTHORIZATION, value);
+                    authorization = Some(value);
                 }
                 ("client_secret_post", Some(secret)) => {
                     form.push(("client_id", client.client_id.clone()));
@@ -1320,19 +1539,52 @@ impl Auth {
         let body = form_urlencoded::Serializer::new(String::new())
             .extend_pairs(form.iter().map(|(k, v)| (*k, v.as_str())))
             .finish();
-        let response = request
-            .header(header::CONTENT_TYPE, "application/x-www-form-urlencoded")
-            .body(body)
-            .send()
-            .await
-            .map_err(|e| {
+        let mut asked_for_nonce = false;
+        let (status, text) = loop {
+            let mut request = http
+                .post(endpoint)
+                .header(header::ACCEPT, "application/json")
+                .header(header::CONTENT_TYPE, "application/x-www-form-urlencoded");
+            if let Some(value) = &authorization {
+                request = request.header(header::AUTHORIZATION, value.clone());
+            }
+            if let Some(key) = &dpop {
+                let nonce = crate::client::lock(&self.as_nonce).clone();
+                let mut proof =
+                    HeaderValue::from_str(&key.proof("POST", endpoint, None, nonce.as_deref())?)
+                        .map_err(|_| auth_error("OAuth DPoP: the proof is not a header value"))?;
+                proof.set_sensitive(true);
+                request = request.header(DPOP, proof);
+            }
+            let response = request.body(body.clone()).send().await.map_err(|e| {
                 Error::web(
                     format!("OAuth {step} request: could not reach {endpoint}"),
                     e,
                 )
             })?;
-        let status = response.status();
-        let text = response.text().await.unwrap_or_default();
+            let status = response.status();
+            let nonce = response
+                .headers()
+                .get(DPOP_NONCE)
+                .and_then(|v| v.to_str().ok())
+                .map(str::to_owned);
+            let text = response.text().await.unwrap_or_default();
+            if dpop.is_some()
+                && let Some(nonce) = nonce
+            {
+                *crate::client::lock(&self.as_nonce) = Some(nonce);
+                // RFC 9449 section 8: once, with a new proof carrying the nonce.
+                if status == reqwest::StatusCode::BAD_REQUEST
+                    && !asked_for_nonce
+                    && serde_json::from_str::<Value>(&text)
+                        .is_ok_and(|v| v["error"] == "use_dpop_nonce")
+                {
+                    asked_for_nonce = true;
+                    continue;
+                }
+            }
+            break (status, text);
+        };
         if !status.is_success() {
             return Err(server_refusal(
                 &format!("{step} request"),
@@ -1352,20 +1604,33 @@ impl Auth {
                 "OAuth {step} request: {endpoint} answered without an access_token"
             )));
         };
-        if let Some(kind) = document["token_type"].as_str()
-            && !kind.eq_ignore_ascii_case("bearer")
-        {
-            return Err(auth_error(format!(
-                "OAuth {step} request: {endpoint} issued a {kind} token; this client sends \
-                 Bearer tokens only"
-            )));
-        }
+        let kind = document["token_type"].as_str().unwrap_or("Bearer");
+        let dpop_key = match &dpop {
+            Some(key) if kind.eq_ignore_ascii_case("dpop") => Some(key.stored().clone()),
+            Some(_)
+                if kind.eq_ignore_ascii_case("bearer") && self.config.dpop == Dpop::Required =>
+            {
+                return Err(auth_error(format!(
+                    "OAuth {step} request: DPoP is required, but {endpoint} issued a Bearer \
+                     token (it does not bind tokens to the client's key)"
+                )));
+            }
+            _ if kind.eq_ignore_ascii_case("bearer") => None,
+            _ => {
+                return Err(auth_error(format!(
+                    "OAuth {step} request: {endpoint} issued a {kind} token{}; this client \
+                     sends Bearer tokens, and DPoP tokens it asked for",
+                    if dpop.is_none() { " unasked" } else { "" }
+                )));
+            }
+        };
         Ok(Tokens {
             issuer: server.issuer.clone(),
             access_token: Secret::new(access_token),
             refresh_token: document["refresh_token"].as_str().map(Secret::new),
             expires_at: document["expires_in"].as_u64().map(|s| now() + s),
             scope: document["scope"].as_str().map(str::to_owned),
+            dpop_key,
         })
     }
 }
@@ -1400,6 +1665,7 @@ fn fallback_endpoints(origin: &str) -> ServerMetadata {
         code_challenge_methods: Some(vec!["S256".to_owned()]),
         cimd_supported: false,
         iss_parameter_supported: false,
+        dpop_algorithms: None,
     }
 }
 

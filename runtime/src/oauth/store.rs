@@ -38,7 +38,8 @@ impl std::fmt::Debug for Secret {
 pub struct Tokens {
     /// The issuer that issued them: tokens are never sent after the server moved to another.
     pub issuer: String,
-    /// The access token, sent as `Authorization: Bearer` to the resource only.
+    /// The access token, sent as `Authorization: Bearer` (or `DPoP`, when bound) to the
+    /// resource only.
     pub access_token: Secret,
     /// The refresh token, sent to the issuer's token endpoint only.
     pub refresh_token: Option<Secret>,
@@ -46,6 +47,10 @@ pub struct Tokens {
     pub expires_at: Option<u64>,
     /// The scopes granted (space separated), when the server said.
     pub scope: Option<String>,
+    /// The private key the tokens are bound to (DPoP, RFC 9449; PKCS#8, base64url), `None`
+    /// for Bearer tokens. Kept with them: neither is of use without the other.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub dpop_key: Option<Secret>,
 }
 
 /// A client's registration with one authorization server.

@@ -19,7 +19,9 @@
 //! ID token exchanged at its identity provider), the pre-registered client of the
 //! context for `auth/pre-registration`, and otherwise the authorization code grant with this
 //! client's metadata document URL (used where the server supports it, else dynamic
-//! registration). The suite's authorization endpoint approves at once and redirects: the
+//! registration); in `auth/dpop` and `auth/dpop-nonce` that grant binds its tokens to a key
+//! (DPoP) because the suite's authorization server advertises ES256 proofs: nothing here asks
+//! for it. The suite's authorization endpoint approves at once and redirects: the
 //! authorization step here fetches its URL without following the redirect and hands back the
 //! `Location`, as a browser would land there.
 

@@ -422,17 +422,23 @@ async fn send(
             .body(body.clone())
             .send()
     };
+    // Each request that leaves gets its own proof of a bound token (never one sent before).
+    let prove = |mut headers: HeaderMap| -> Result<HeaderMap, Error> {
+        inner.credential.prove(&mut headers, "POST")?;
+        Ok(headers)
+    };
     // Only a request that may be sent again keeps a copy of its headers for that.
     let again = repeatable.then(|| headers.clone());
-    let response = match (attempt(headers).await, again) {
+    let response = match (attempt(prove(headers)?).await, again) {
         (Err(e), Some(headers)) if closed_before_response(&e) => {
             #[cfg(feature = "tracing")]
             tracing::debug!("the connection closed before any response; sending once more");
-            attempt(headers).await
+            attempt(prove(headers)?).await
         }
         (sent, _) => sent,
     }
     .map_err(|e| reach_error(&inner.url, e))?;
+    inner.credential.note(response.headers());
     if let Some(session) = response
         .headers()
         .get(h::SESSION_ID)
@@ -532,6 +538,7 @@ async fn read_events(
         if let Ok(value) = HeaderValue::from_str(&last_id) {
             headers.insert(HeaderName::from_static("last-event-id"), value);
         }
+        inner.credential.prove(&mut headers, "GET")?;
         response = inner
             .http
             .get(inner.url.clone())

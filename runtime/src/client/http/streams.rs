@@ -32,6 +32,11 @@ pub(super) async fn get_stream(inner: std::sync::Weak<Inner>) {
         header::ACCEPT,
         HeaderValue::from_static("text/event-stream"),
     );
+    if let Some(inner) = inner.upgrade()
+        && inner.credential.prove(&mut headers, "GET").is_err()
+    {
+        return;
+    }
     let Ok(mut response) = http.get(url).headers(headers).send().await else {
         return;
     };
@@ -156,7 +161,8 @@ async fn listen_once(weak: &std::sync::Weak<Inner>, opened_before: bool) -> List
     let timeout = session.settings.timeout;
     // The stream, once a request was answered with one (the credential layer sees a reply).
     let opened: std::sync::Mutex<Option<reqwest::Response>> = std::sync::Mutex::default();
-    let attempt = |headers: HeaderMap| {
+    let attempt = |mut headers: HeaderMap| {
+        let proved = inner.credential.prove(&mut headers, "POST");
         let sending = inner
             .http
             .post(inner.url.clone())
@@ -164,12 +170,15 @@ async fn listen_once(weak: &std::sync::Weak<Inner>, opened_before: bool) -> List
             .body(body.clone())
             .send();
         let opened = &opened;
+        let credential = &inner.credential;
         async move {
+            proved?;
             let response = match tokio::time::timeout(timeout, sending).await {
                 Err(_) => return Err(Error::transport(format!("no answer within {timeout:?}"))),
                 Ok(Err(e)) => return Err(Error::web("subscriptions/listen", e)),
                 Ok(Ok(response)) => response,
             };
+            credential.note(response.headers());
             let is_sse = response
                 .headers()
                 .get(header::CONTENT_TYPE)

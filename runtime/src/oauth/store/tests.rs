@@ -7,6 +7,7 @@ fn tokens() -> Tokens {
         refresh_token: Some(Secret::new("rt-456")),
         expires_at: Some(1_900_000_000),
         scope: Some("read".into()),
+        dpop_key: Some(Secret::new("key-789")),
     }
 }
 
@@ -14,7 +15,7 @@ fn tokens() -> Tokens {
 fn secrets_never_show_in_debug() {
     let text = format!("{:?}", tokens());
     assert!(
-        !text.contains("at-123") && !text.contains("rt-456"),
+        !text.contains("at-123") && !text.contains("rt-456") && !text.contains("key-789"),
         "{text}"
     );
     assert!(text.contains("<secret>"), "{text}");
@@ -39,6 +40,24 @@ fn the_file_store_keeps_owner_only_files_across_instances() {
     store.save_client("https://auth.example", &client).unwrap();
     let again = FileTokenStore::new(&dir);
     assert_eq!(again.tokens(resource).unwrap(), Some(tokens()));
+    // A store written before DPoP (no key) still reads.
+    let bearer = Tokens {
+        dpop_key: None,
+        ..tokens()
+    };
+    store
+        .save_tokens("https://bearer.example/mcp", &bearer)
+        .unwrap();
+    let written = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| std::fs::read_to_string(e.unwrap().path()).unwrap())
+        .find(|text| text.contains("https://auth.example") && !text.contains("key-789"))
+        .expect("the bearer tokens' file");
+    assert!(!written.contains("dpop_key"), "{written}");
+    assert_eq!(
+        again.tokens("https://bearer.example/mcp").unwrap(),
+        Some(bearer)
+    );
     assert_eq!(again.client("https://auth.example").unwrap(), Some(client));
     assert_eq!(again.tokens("https://other.example/mcp").unwrap(), None);
     #[cfg(unix)]
