@@ -9,7 +9,7 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use mcp_bindgen::client::ToolList;
-use mcp_bindgen::oauth::{BrowserSignIn, FileTokenStore, OAuth};
+use mcp_bindgen::oauth::{BrowserSignIn, Dpop, FileTokenStore, OAuth};
 use mcp_bindgen::{HttpClient, Protocol, StdioClient};
 use serde_json::{Map, Value};
 
@@ -64,6 +64,11 @@ pub struct LiveArgs {
     #[arg(long, value_name = "FILE", requires = "oauth",
           conflicts_with_all = ["client_credentials", "client_key", "client_secret_env"])]
     pub workload_token: Option<PathBuf>,
+    /// Require tokens bound to a key of this run's (DPoP, RFC 9449): every request carries a
+    /// proof signed with it, and a server that issues Bearer tokens is refused. Without the
+    /// flag, DPoP is used when the authorization server offers it.
+    #[arg(long, requires = "oauth")]
+    pub dpop: bool,
     /// The HTTPS URL of this client's ID metadata document.
     #[arg(long, value_name = "URL", requires = "oauth")]
     pub client_metadata_url: Option<String>,
@@ -104,6 +109,7 @@ impl Default for LiveArgs {
             client_credentials: false,
             client_key: None,
             workload_token: None,
+            dpop: false,
             client_metadata_url: None,
             scope: None,
             token_dir: None,
@@ -262,6 +268,7 @@ impl LiveArgs {
                 scope: self.scope.clone(),
                 token_dir,
                 browser: None,
+                dpop: self.dpop,
             });
         }
         if let Some(path) = &self.cacert {
@@ -339,6 +346,8 @@ pub struct OAuthOptions {
     /// The command that opens a URL (its words; the URL is added last); `None`: `$BROWSER`,
     /// else `xdg-open`.
     pub browser: Option<String>,
+    /// Require DPoP-bound tokens (else used when the authorization server offers them).
+    pub dpop: bool,
 }
 
 fn default_token_dir() -> Option<PathBuf> {
@@ -393,6 +402,9 @@ fn oauth_settings(options: &OAuthOptions) -> Result<OAuth, mcp_bindgen::Error> {
     }
     if let Some(scope) = &options.scope {
         oauth = oauth.scope(scope.clone());
+    }
+    if options.dpop {
+        oauth = oauth.dpop(Dpop::Required);
     }
     Ok(oauth)
 }

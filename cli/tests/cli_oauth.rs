@@ -196,6 +196,37 @@ fn capture_signs_in_as_a_machine_and_as_a_workload() {
     );
     assert_eq!(grants[1]["assertion"], "workload-ci-job-42");
 
+    assert_eq!(
+        grants[0]["dpop"], false,
+        "DPoP only where offered: {grants:?}"
+    );
+
+    // --dpop: the token request carries a proof, and the Bearer token this realm issues is
+    // refused with what happened.
+    let out = Command::new(env!("CARGO_BIN_EXE_mcp-bindgen"))
+        .args([
+            "capture",
+            "--url",
+            &realm.url,
+            "--oauth",
+            "--dpop",
+            "--token-dir",
+        ])
+        .arg(dir.path().join("dpop.tokens"))
+        .args(["--workload-token", token.to_str().expect("path")])
+        .arg("-o")
+        .arg(dir.path().join("dpop.tools.json"))
+        .output()
+        .expect("runs");
+    assert!(!out.status.success());
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("DPoP is required"), "{stderr}");
+    assert!(!stderr.contains("workload-ci"), "{stderr}");
+    let grants = lines(&realm_log);
+    let last: serde_json::Value =
+        serde_json::from_str(grants.last().expect("logged")).expect("JSON");
+    assert_eq!(last["dpop"], true, "{last}");
+
     // --client-credentials with neither a secret nor a key: refused before anything is sent.
     let out = Command::new(env!("CARGO_BIN_EXE_mcp-bindgen"))
         .args([
@@ -214,5 +245,5 @@ fn capture_signs_in_as_a_machine_and_as_a_workload() {
     assert!(!out.status.success());
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(stderr.contains("--client-secret-env"), "{stderr}");
-    assert_eq!(lines(&realm_log).len(), 2, "nothing was sent");
+    assert_eq!(lines(&realm_log).len(), 3, "nothing was sent");
 }

@@ -99,9 +99,9 @@ mod line_315 {
     }
 }
 
-/// README.md line 372: `fn()`.
+/// README.md line 373: `fn()`.
 #[allow(unused, unreachable_code, unnameable_test_items, clippy::all)]
-mod line_372 {
+mod line_373 {
     use super::support::*;
 
     pub(super) async fn snippet() -> Result<(), Box<dyn std::error::Error>> {
@@ -132,9 +132,29 @@ mod line_372 {
     }
 }
 
-/// README.md line 446: `fn(client: Client<HttpClient>) use mcp_bindgen::HttpClient; use mcp_bindgen_tests::py_tls::{Client, prompts, resources};`.
+/// README.md line 418: `fn()`.
 #[allow(unused, unreachable_code, unnameable_test_items, clippy::all)]
-mod line_446 {
+mod line_418 {
+    use super::support::*;
+
+    pub(super) async fn snippet() -> Result<(), Box<dyn std::error::Error>> {
+        use mcp_bindgen::oauth::{Dpop, FileTokenStore, OAuth};
+
+        // A service whose tokens must be useless to anyone without this process's key.
+        let oauth = OAuth::client_credentials("billing-agent", std::env::var("AGENT_SECRET")?)
+            .dpop(Dpop::Required)
+            .token_store(FileTokenStore::new("billing-agent-tokens"));
+        let client = mcp_bindgen::HttpClient::builder("https://mcp.example/mcp")
+            .oauth(oauth)
+            .connect()
+            .await?;
+        Ok(())
+    }
+}
+
+/// README.md line 478: `fn(client: Client<HttpClient>) use mcp_bindgen::HttpClient; use mcp_bindgen_tests::py_tls::{Client, prompts, resources};`.
+#[allow(unused, unreachable_code, unnameable_test_items, clippy::all)]
+mod line_478 {
     use super::support::*;
     use mcp_bindgen::HttpClient;
     use mcp_bindgen_tests::py_tls::{Client, prompts, resources};
@@ -149,9 +169,9 @@ mod line_446 {
     }
 }
 
-/// README.md line 459: `fn(client: Client<HttpClient>) use mcp_bindgen::HttpClient; use mcp_bindgen_tests::everything::Client;`.
+/// README.md line 491: `fn(client: Client<HttpClient>) use mcp_bindgen::HttpClient; use mcp_bindgen_tests::everything::Client;`.
 #[allow(unused, unreachable_code, unnameable_test_items, clippy::all)]
-mod line_459 {
+mod line_491 {
     use super::support::*;
     use mcp_bindgen::HttpClient;
     use mcp_bindgen_tests::everything::Client;
@@ -165,9 +185,9 @@ mod line_459 {
     }
 }
 
-/// README.md line 472: `items`.
+/// README.md line 504: `items`.
 #[allow(unused, unreachable_code, unnameable_test_items, clippy::all)]
-mod line_472 {
+mod line_504 {
     use super::support::*;
 
     use mcp_bindgen::server::{Handler, McpTool, Registry, Server, ToolError};
@@ -212,9 +232,9 @@ mod line_472 {
     }
 }
 
-/// README.md line 631: `fn(client: Client<HttpClient>, http: HttpClient) use mcp_bindgen::HttpClient; use mcp_bindings::tecs::{Client, types};`.
+/// README.md line 663: `fn(client: Client<HttpClient>, http: HttpClient) use mcp_bindgen::HttpClient; use mcp_bindings::tecs::{Client, types};`.
 #[allow(unused, unreachable_code, unnameable_test_items, clippy::all)]
-mod line_631 {
+mod line_663 {
     use super::support::*;
     use mcp_bindgen::HttpClient;
     use mcp_bindings::tecs::{Client, types};
@@ -230,9 +250,9 @@ mod line_631 {
     }
 }
 
-/// README.md line 659: `fn() run`.
+/// README.md line 691: `fn() run`.
 #[allow(unused, unreachable_code, unnameable_test_items, clippy::all)]
-mod line_659 {
+mod line_691 {
     use super::support::*;
 
     pub(super) async fn snippet() -> Result<(), Box<dyn std::error::Error>> {
@@ -278,13 +298,13 @@ mod line_659 {
 }
 
 #[test]
-fn line_659_runs() {
-    pollster::block_on(line_659::snippet()).expect("the snippet runs");
+fn line_691_runs() {
+    pollster::block_on(line_691::snippet()).expect("the snippet runs");
 }
 
-/// README.md line 733: `fn() run`.
+/// README.md line 765: `fn() run`.
 #[allow(unused, unreachable_code, unnameable_test_items, clippy::all)]
-mod line_733 {
+mod line_765 {
     use super::support::*;
 
     pub(super) async fn snippet() -> Result<(), Box<dyn std::error::Error>> {
@@ -303,13 +323,13 @@ mod line_733 {
 }
 
 #[test]
-fn line_733_runs() {
-    pollster::block_on(line_733::snippet()).expect("the snippet runs");
+fn line_765_runs() {
+    pollster::block_on(line_765::snippet()).expect("the snippet runs");
 }
 
-/// README.md line 767: `fn(client: HttpClient) use mcp_bindgen::HttpClient;`.
+/// README.md line 799: `fn(client: HttpClient) use mcp_bindgen::HttpClient;`.
 #[allow(unused, unreachable_code, unnameable_test_items, clippy::all)]
-mod line_767 {
+mod line_799 {
     use super::support::*;
     use mcp_bindgen::HttpClient;
 
@@ -326,9 +346,9 @@ mod line_767 {
     }
 }
 
-/// README.md line 920: `fn(url: &str)`.
+/// README.md line 952: `fn(url: &str)`.
 #[allow(unused, unreachable_code, unnameable_test_items, clippy::all)]
-mod line_920 {
+mod line_952 {
     use super::support::*;
 
     pub(super) async fn snippet(url: &str) -> Result<(), Box<dyn std::error::Error>> {
@@ -345,9 +365,9 @@ mod line_920 {
     }
 }
 
-/// README.md line 1032: `items`.
+/// README.md line 1064: `items`.
 #[allow(unused, unreachable_code, unnameable_test_items, clippy::all)]
-mod line_1032 {
+mod line_1064 {
     use super::support::*;
 
     // build.rs
@@ -360,9 +380,9 @@ mod line_1032 {
     }
 }
 
-/// README.md line 1059: `items`.
+/// README.md line 1091: `items`.
 #[allow(unused, unreachable_code, unnameable_test_items, clippy::all)]
-mod line_1059 {
+mod line_1091 {
     use super::support::*;
 
     // Cargo.toml: mcp-bindgen, mcp-bindgen-include, serde, serde_json
@@ -378,9 +398,9 @@ mod line_1059 {
     );
 }
 
-/// README.md line 1178: `fn()`.
+/// README.md line 1210: `fn()`.
 #[allow(unused, unreachable_code, unnameable_test_items, clippy::all)]
-mod line_1178 {
+mod line_1210 {
     use super::support::*;
 
     pub(super) async fn snippet() -> Result<(), Box<dyn std::error::Error>> {
@@ -400,9 +420,9 @@ mod line_1178 {
     }
 }
 
-/// README.md line 1222: `fn(url: &str)`.
+/// README.md line 1254: `fn(url: &str)`.
 #[allow(unused, unreachable_code, unnameable_test_items, clippy::all)]
-mod line_1222 {
+mod line_1254 {
     use super::support::*;
 
     pub(super) async fn snippet(url: &str) -> Result<(), Box<dyn std::error::Error>> {
