@@ -21,6 +21,25 @@ fn challenges_are_read_with_quotes_escapes_and_other_schemes() {
 }
 
 #[test]
+fn a_dpop_challenge_is_read_and_says_so() {
+    let c = Challenge::parse(
+        r#"DPoP error="use_dpop_nonce", algs="ES256", resource_metadata="https://a.example/prm""#,
+    )
+    .expect("dpop");
+    assert!(c.dpop);
+    assert_eq!(c.error.as_deref(), Some("use_dpop_nonce"));
+    assert_eq!(
+        c.resource_metadata.as_deref(),
+        Some("https://a.example/prm")
+    );
+    // Both schemes offered: one challenge, DPoP noted, the parameters of both.
+    let both = Challenge::parse(r#"Bearer scope="read", DPoP algs="ES256 PS256""#).expect("both");
+    assert!(both.dpop);
+    assert_eq!(both.scope.as_deref(), Some("read"));
+    assert!(!Challenge::parse("Bearer").expect("bearer").dpop);
+}
+
+#[test]
 fn discovery_urls_come_in_the_spec_order() {
     let server = Url::parse("https://mcp.example/tenant/mcp").unwrap();
     let urls: Vec<String> = resource_metadata_urls(&server, None)
