@@ -677,8 +677,10 @@ impl Auth {
             .clone()
     }
 
-    /// Signs the proof of the next POST with `access_token` on the I/O runtime, while the
-    /// request that just took one is on its way (unless one is being signed already).
+    /// Signs the proof of the next POST with `access_token` on the I/O runtime's blocking
+    /// thread, while the request that just took one is on its way (unless one is being signed
+    /// already). The I/O thread reads the answer meanwhile: signing there delayed it (section 8
+    /// of BENCHMARKS.md).
     pub(crate) fn sign_ahead(self: &Arc<Self>, access_token: &str) {
         let Ok(runtime) = crate::client::io::handle() else {
             return;
@@ -691,7 +693,6 @@ impl Auth {
         }
         let auth = self.clone();
         let token: Arc<str> = Arc::from(access_token);
-        // Off the I/O thread, which reads the answer meanwhile.
         runtime.spawn_blocking(move || {
             let nonce = auth.resource_nonce();
             auth.presigned
