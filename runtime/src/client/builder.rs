@@ -44,6 +44,18 @@ impl<O> ClientBuilder<O> {
         self
     }
 
+    /// The largest message the server may send (default 64 MiB): one HTTP response body, one
+    /// event of a stream. A larger one fails its request with [`Error::Transport`] naming the
+    /// limit as soon as the limit is passed (at once when `Content-Length` says so), without
+    /// reading the rest into memory; the client stays usable. An error response's body is
+    /// read up to 64 KiB, for its message.
+    ///
+    /// [`Error::Transport`]: crate::Error::Transport
+    pub fn max_message_bytes(mut self, bytes: usize) -> Self {
+        self.settings.max_message_bytes = bytes;
+        self
+    }
+
     /// The client capabilities declared to the server (default `{}`).
     pub fn capabilities(mut self, capabilities: Value) -> Self {
         self.settings.capabilities = capabilities;
@@ -207,7 +219,12 @@ pub(crate) struct Settings {
     pub(crate) drift_policy: crate::DriftPolicy,
     pub(crate) on_drift: Option<DriftHandler>,
     pub(crate) on_tools_changed: Vec<ToolsChangedHandler>,
+    pub(crate) max_message_bytes: usize,
 }
+
+/// The default of [`ClientBuilder::max_message_bytes`]: 64 MiB (a skill's 16 MiB of files in
+/// base64 fits, with room).
+pub(crate) const MAX_MESSAGE_BYTES: usize = 64 * 1024 * 1024;
 
 impl Default for Settings {
     fn default() -> Self {
@@ -223,6 +240,7 @@ impl Default for Settings {
             drift_policy: crate::DriftPolicy::default(),
             on_drift: None,
             on_tools_changed: Vec::new(),
+            max_message_bytes: MAX_MESSAGE_BYTES,
         }
     }
 }

@@ -370,11 +370,66 @@ impl Carrier for StdioTransport {
     }
 }
 
+/// One line of the child's stdout, without its end: `Ok(None)` at the end of the output, a line
+/// longer than `limit` bytes read to its end but not kept (`Err` with its length so far).
+async fn next_line(
+    reader: &mut BufReader<ChildStdout>,
+    limit: usize,
+) -> std::io::Result<Option<Result<String, usize>>> {
+    let mut line = Vec::new();
+    let mut dropped = 0usize;
+    loop {
+        let available = reader.fill_buf().await?;
+        if available.is_empty() {
+            if line.is_empty() && dropped == 0 {
+                return Ok(None);
+            }
+            break;
+        }
+        let (part, ended) = match available.iter().position(|&b| b == b'\n') {
+            Some(end) => (&available[..end], true),
+            None => (available, false),
+        };
+        if dropped > 0 || line.len() + part.len() > limit {
+            // Past the limit: the rest of the line is read and dropped as it comes.
+            dropped += line.len() + part.len();
+            line = Vec::new();
+        } else {
+            line.extend_from_slice(part);
+        }
+        let used = part.len() + usize::from(ended);
+        reader.consume(used);
+        if ended {
+            break;
+        }
+    }
+    if dropped > 0 {
+        return Ok(Some(Err(dropped)));
+    }
+    if line.last() == Some(&b'\r') {
+        line.pop();
+    }
+    Ok(Some(Ok(String::from_utf8_lossy(&line).into_owned())))
+}
+
 /// Hands each line to the session's router; a response goes to the request waiting for it,
-/// a line that is not JSON-RPC is kept for a message about the server's silence.
+/// a line that is not JSON-RPC is kept for a message about the server's silence, and so is a
+/// line past the client's message limit (not kept in memory: the request it answered times
+/// out, saying so).
 async fn read_loop(stdout: ChildStdout, shared: Arc<Shared>) {
-    let mut lines = BufReader::new(stdout).lines();
-    while let Ok(Some(line)) = lines.next_line().await {
+    let limit = shared.session.settings.max_message_bytes;
+    let mut reader = BufReader::new(stdout);
+    while let Ok(Some(line)) = next_line(&mut reader, limit).await {
+        let line = match line {
+            Ok(line) => line,
+            Err(length) => {
+                shared.stray(&format!(
+                    "[a line of more than {limit} bytes ({length} read), past the client's limit \
+                     (ClientBuilder::max_message_bytes): dropped]"
+                ));
+                continue;
+            }
+        };
         let answering = shared.clone();
         let routed = shared.session.route(
             line.as_bytes(),

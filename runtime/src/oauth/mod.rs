@@ -442,16 +442,34 @@ pub(super) async fn fetch_json(http: &reqwest::Client, url: &Url) -> Result<Opti
     if !response.status().is_success() {
         return Ok(None);
     }
-    let bytes = response
-        .bytes()
-        .await
-        .map_err(|e| Error::web(format!("OAuth discovery: {url} broke off its answer"), e))?;
+    let bytes = answer_within(response, &format!("OAuth discovery: {url}")).await?;
     serde_json::from_slice(&bytes).map(Some).map_err(|e| {
         Error::transport_source(
             format!("OAuth discovery: {url} did not answer with JSON"),
             e,
         )
     })
+}
+
+/// The most an authorization server's document or answer may hold: 1 MiB (metadata and token
+/// answers are a few KB).
+const ANSWER_BYTES: usize = 1024 * 1024;
+
+/// An authorization server's answer, refused past [`ANSWER_BYTES`] before the rest is read.
+async fn answer_within(response: reqwest::Response, what: &str) -> Result<bytes::Bytes, Error> {
+    crate::client::http::body_within(
+        response,
+        ANSWER_BYTES,
+        what,
+        "1 MiB, the most an OAuth answer may hold",
+    )
+    .await
+}
+
+/// [`answer_within`] as text.
+async fn read_answer(response: reqwest::Response, what: &str) -> Result<String, Error> {
+    let body = answer_within(response, what).await?;
+    Ok(String::from_utf8_lossy(&body).into_owned())
 }
 
 pub(super) fn now() -> u64 {
@@ -1193,7 +1211,7 @@ impl Auth {
             .await
             .map_err(|e| Error::web(format!("OAuth {step}: could not reach {endpoint}"), e))?;
         let status = response.status();
-        let text = response.text().await.unwrap_or_default();
+        let text = read_answer(response, &format!("OAuth {step} at {endpoint}")).await?;
         if !status.is_success() {
             return Err(server_refusal(step, endpoint, status.as_u16(), &text));
         }
@@ -1303,7 +1321,7 @@ impl Auth {
                 Error::web(format!("OAuth registration: could not reach {endpoint}"), e)
             })?;
         let status = response.status();
-        let text = response.text().await.unwrap_or_default();
+        let text = read_answer(response, &format!("OAuth registration at {endpoint}")).await?;
         if !status.is_success() {
             return Err(server_refusal(
                 "registration",
@@ -1569,7 +1587,8 @@ impl Auth {
                 .get(DPOP_NONCE)
                 .and_then(|v| v.to_str().ok())
                 .map(str::to_owned);
-            let text = response.text().await.unwrap_or_default();
+            let text =
+                read_answer(response, &format!("OAuth {step} request at {endpoint}")).await?;
             if dpop.is_some()
                 && let Some(nonce) = nonce
             {

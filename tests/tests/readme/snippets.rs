@@ -22,9 +22,9 @@ mod line_129 {
     }
 }
 
-/// README.md line 223: `fn()`.
+/// README.md line 232: `fn()`.
 #[allow(unused, unreachable_code, unnameable_test_items, clippy::all)]
-mod line_223 {
+mod line_232 {
     use super::support::*;
 
     pub(super) async fn snippet() -> Result<(), Box<dyn std::error::Error>> {
@@ -47,9 +47,9 @@ mod line_223 {
     }
 }
 
-/// README.md line 259: `fn()`.
+/// README.md line 268: `fn()`.
 #[allow(unused, unreachable_code, unnameable_test_items, clippy::all)]
-mod line_259 {
+mod line_268 {
     use super::support::*;
 
     pub(super) async fn snippet() -> Result<(), Box<dyn std::error::Error>> {
@@ -74,9 +74,9 @@ mod line_259 {
     }
 }
 
-/// README.md line 315: `fn(config_dir: &std::path::Path)`.
+/// README.md line 324: `fn(config_dir: &std::path::Path)`.
 #[allow(unused, unreachable_code, unnameable_test_items, clippy::all)]
-mod line_315 {
+mod line_324 {
     use super::support::*;
 
     pub(super) async fn snippet(config_dir: &std::path::Path) -> Result<(), Box<dyn std::error::Error>> {
@@ -99,9 +99,9 @@ mod line_315 {
     }
 }
 
-/// README.md line 373: `fn()`.
+/// README.md line 382: `fn()`.
 #[allow(unused, unreachable_code, unnameable_test_items, clippy::all)]
-mod line_373 {
+mod line_382 {
     use super::support::*;
 
     pub(super) async fn snippet() -> Result<(), Box<dyn std::error::Error>> {
@@ -132,9 +132,9 @@ mod line_373 {
     }
 }
 
-/// README.md line 418: `fn()`.
+/// README.md line 427: `fn()`.
 #[allow(unused, unreachable_code, unnameable_test_items, clippy::all)]
-mod line_418 {
+mod line_427 {
     use super::support::*;
 
     pub(super) async fn snippet() -> Result<(), Box<dyn std::error::Error>> {
@@ -152,9 +152,9 @@ mod line_418 {
     }
 }
 
-/// README.md line 478: `fn(client: Client<HttpClient>) use mcp_bindgen::HttpClient; use mcp_bindgen_tests::py_tls::{Client, prompts, resources};`.
+/// README.md line 487: `fn(client: Client<HttpClient>) use mcp_bindgen::HttpClient; use mcp_bindgen_tests::py_tls::{Client, prompts, resources};`.
 #[allow(unused, unreachable_code, unnameable_test_items, clippy::all)]
-mod line_478 {
+mod line_487 {
     use super::support::*;
     use mcp_bindgen::HttpClient;
     use mcp_bindgen_tests::py_tls::{Client, prompts, resources};
@@ -169,9 +169,9 @@ mod line_478 {
     }
 }
 
-/// README.md line 491: `fn(client: Client<HttpClient>) use mcp_bindgen::HttpClient; use mcp_bindgen_tests::everything::Client;`.
+/// README.md line 500: `fn(client: Client<HttpClient>) use mcp_bindgen::HttpClient; use mcp_bindgen_tests::everything::Client;`.
 #[allow(unused, unreachable_code, unnameable_test_items, clippy::all)]
-mod line_491 {
+mod line_500 {
     use super::support::*;
     use mcp_bindgen::HttpClient;
     use mcp_bindgen_tests::everything::Client;
@@ -185,9 +185,9 @@ mod line_491 {
     }
 }
 
-/// README.md line 504: `items`.
+/// README.md line 513: `items`.
 #[allow(unused, unreachable_code, unnameable_test_items, clippy::all)]
-mod line_504 {
+mod line_513 {
     use super::support::*;
 
     use mcp_bindgen::server::{Handler, McpTool, Registry, Server, ToolError};
@@ -232,9 +232,9 @@ mod line_504 {
     }
 }
 
-/// README.md line 663: `fn(client: Client<HttpClient>, http: HttpClient) use mcp_bindgen::HttpClient; use mcp_bindings::tecs::{Client, types};`.
+/// README.md line 672: `fn(client: Client<HttpClient>, http: HttpClient) use mcp_bindgen::HttpClient; use mcp_bindings::tecs::{Client, types};`.
 #[allow(unused, unreachable_code, unnameable_test_items, clippy::all)]
-mod line_663 {
+mod line_672 {
     use super::support::*;
     use mcp_bindgen::HttpClient;
     use mcp_bindings::tecs::{Client, types};
@@ -250,9 +250,9 @@ mod line_663 {
     }
 }
 
-/// README.md line 691: `fn() run`.
+/// README.md line 700: `fn() run`.
 #[allow(unused, unreachable_code, unnameable_test_items, clippy::all)]
-mod line_691 {
+mod line_700 {
     use super::support::*;
 
     pub(super) async fn snippet() -> Result<(), Box<dyn std::error::Error>> {
@@ -298,13 +298,13 @@ mod line_691 {
 }
 
 #[test]
-fn line_691_runs() {
-    pollster::block_on(line_691::snippet()).expect("the snippet runs");
+fn line_700_runs() {
+    pollster::block_on(line_700::snippet()).expect("the snippet runs");
 }
 
-/// README.md line 765: `fn() run`.
+/// README.md line 774: `fn() run`.
 #[allow(unused, unreachable_code, unnameable_test_items, clippy::all)]
-mod line_765 {
+mod line_774 {
     use super::support::*;
 
     pub(super) async fn snippet() -> Result<(), Box<dyn std::error::Error>> {
@@ -323,13 +323,13 @@ mod line_765 {
 }
 
 #[test]
-fn line_765_runs() {
-    pollster::block_on(line_765::snippet()).expect("the snippet runs");
+fn line_774_runs() {
+    pollster::block_on(line_774::snippet()).expect("the snippet runs");
 }
 
-/// README.md line 799: `fn(client: HttpClient) use mcp_bindgen::HttpClient;`.
+/// README.md line 808: `fn(client: HttpClient) use mcp_bindgen::HttpClient;`.
 #[allow(unused, unreachable_code, unnameable_test_items, clippy::all)]
-mod line_799 {
+mod line_808 {
     use super::support::*;
     use mcp_bindgen::HttpClient;
 
@@ -346,9 +346,9 @@ mod line_799 {
     }
 }
 
-/// README.md line 952: `fn(url: &str)`.
+/// README.md line 961: `fn(url: &str)`.
 #[allow(unused, unreachable_code, unnameable_test_items, clippy::all)]
-mod line_952 {
+mod line_961 {
     use super::support::*;
 
     pub(super) async fn snippet(url: &str) -> Result<(), Box<dyn std::error::Error>> {
@@ -365,9 +365,9 @@ mod line_952 {
     }
 }
 
-/// README.md line 1064: `items`.
+/// README.md line 1073: `items`.
 #[allow(unused, unreachable_code, unnameable_test_items, clippy::all)]
-mod line_1064 {
+mod line_1073 {
     use super::support::*;
 
     // build.rs
@@ -380,9 +380,9 @@ mod line_1064 {
     }
 }
 
-/// README.md line 1091: `items`.
+/// README.md line 1100: `items`.
 #[allow(unused, unreachable_code, unnameable_test_items, clippy::all)]
-mod line_1091 {
+mod line_1100 {
     use super::support::*;
 
     // Cargo.toml: mcp-bindgen, mcp-bindgen-include, serde, serde_json
@@ -398,9 +398,9 @@ mod line_1091 {
     );
 }
 
-/// README.md line 1210: `fn()`.
+/// README.md line 1219: `fn()`.
 #[allow(unused, unreachable_code, unnameable_test_items, clippy::all)]
-mod line_1210 {
+mod line_1219 {
     use super::support::*;
 
     pub(super) async fn snippet() -> Result<(), Box<dyn std::error::Error>> {
@@ -420,9 +420,9 @@ mod line_1210 {
     }
 }
 
-/// README.md line 1254: `fn(url: &str)`.
+/// README.md line 1263: `fn(url: &str)`.
 #[allow(unused, unreachable_code, unnameable_test_items, clippy::all)]
-mod line_1254 {
+mod line_1263 {
     use super::support::*;
 
     pub(super) async fn snippet(url: &str) -> Result<(), Box<dyn std::error::Error>> {

@@ -401,6 +401,60 @@ fn closed_before_response(error: &reqwest::Error) -> bool {
     false
 }
 
+/// How much of an error answer's body is read, for its message (the rest is left unread).
+pub(crate) const REFUSAL_BYTES: usize = 64 * 1024;
+
+/// Reads `response`'s body, refusing one over `limit` bytes (named `limit_name` in the error):
+/// at once when its `Content-Length` says so, else as soon as the limit is passed, before the
+/// rest is read.
+pub(crate) async fn body_within(
+    mut response: reqwest::Response,
+    limit: usize,
+    what: &str,
+    limit_name: &str,
+) -> Result<bytes::Bytes, Error> {
+    let too_large = || {
+        Error::transport(format!(
+            "{what}: the answer is larger than {limit} bytes ({limit_name}): not read further"
+        ))
+    };
+    if response
+        .content_length()
+        .is_some_and(|length| length > limit as u64)
+    {
+        return Err(too_large());
+    }
+    let mut body = bytes::BytesMut::new();
+    while let Some(chunk) = response
+        .chunk()
+        .await
+        .map_err(|e| Error::web(format!("{what}: the body broke off"), e))?
+    {
+        if body.len() + chunk.len() > limit {
+            return Err(too_large());
+        }
+        body.extend_from_slice(&chunk);
+    }
+    Ok(body.freeze())
+}
+
+/// The text of an error answer's body, its first [`REFUSAL_BYTES`] (never an error: a body that
+/// breaks off gives what came).
+pub(crate) async fn refusal_text(mut response: reqwest::Response) -> String {
+    let mut body = Vec::new();
+    while let Ok(Some(chunk)) = response.chunk().await {
+        let room = REFUSAL_BYTES - body.len();
+        body.extend_from_slice(&chunk[..chunk.len().min(room)]);
+        if body.len() == REFUSAL_BYTES {
+            break;
+        }
+    }
+    String::from_utf8_lossy(&body).into_owned()
+}
+
+/// What the transport's error says of its limit.
+const MESSAGE_LIMIT: &str = "the client's limit, ClientBuilder::max_message_bytes";
+
 /// [`post`] for a message already written, with its headers. A `repeatable` request (see
 /// [`may_repeat`]) is sent once more when the connection closed
 /// before any response came: a server closes kept-alive connections (to make room, or when
@@ -462,7 +516,7 @@ async fn send(
             .headers()
             .get(header::WWW_AUTHENTICATE)
             .map(|v| String::from_utf8_lossy(v.as_bytes()).into_owned());
-        let body = response.text().await.unwrap_or_default();
+        let body = refusal_text(response).await;
         let error = serde_json::from_str::<Value>(&body)
             .ok()
             .filter(|v| v.get("error").is_some())
@@ -483,10 +537,8 @@ async fn send(
     if is_sse {
         return read_events(inner, response, id, context, negotiated).await;
     }
-    let body = response
-        .bytes()
-        .await
-        .map_err(|e| Error::web("the response body broke off", e))?;
+    let limit = inner.session.settings.max_message_bytes;
+    let body = body_within(response, limit, "the response", MESSAGE_LIMIT).await?;
     // Checked and decoded by the caller, from these bytes (see `super::decode`).
     Ok(Reply::Response(Response::new(body)))
 }
@@ -501,7 +553,7 @@ async fn read_events(
     context: &CallContext,
     negotiated: Option<&Negotiated>,
 ) -> Result<Reply, Error> {
-    let mut parser = SseParser::default();
+    let mut parser = SseParser::new(inner.session.settings.max_message_bytes);
     let mut reconnects = 0;
     loop {
         while let Some(chunk) = response
@@ -509,7 +561,13 @@ async fn read_events(
             .await
             .map_err(|e| Error::web("the event stream broke off", e))?
         {
-            for data in parser.push(&chunk) {
+            let events = parser.push(&chunk).map_err(|limit| {
+                Error::transport(format!(
+                    "an event of the answer's stream is larger than {limit} bytes \
+                     ({MESSAGE_LIMIT}): not read further"
+                ))
+            })?;
+            for data in events {
                 let routed = inner.session.route(
                     data.as_bytes(),
                     |_| vec![context.clone()],
@@ -548,7 +606,7 @@ async fn read_events(
             .map_err(|e| reach_error(&inner.url, e))?;
         if !response.status().is_success() {
             let status = response.status();
-            let body = response.text().await.unwrap_or_default();
+            let body = refusal_text(response).await;
             return Err(refused(&shown(&inner.url), status, &body));
         }
     }

@@ -18,13 +18,14 @@ use crate::era;
 /// drift checks and the application). Ends quietly when the server has no such stream (405),
 /// when it closes it, or when the client is dropped.
 pub(super) async fn get_stream(inner: std::sync::Weak<Inner>) {
-    let (http, url, mut headers) = {
+    let (http, url, mut headers, limit) = {
         let Some(inner) = inner.upgrade() else { return };
         let negotiated = inner.session.negotiated();
         (
             inner.http.clone(),
             inner.url.clone(),
             headers(&inner, None, &Value::Null, &[], negotiated.as_ref()),
+            inner.session.settings.max_message_bytes,
         )
     };
     headers.remove(header::CONTENT_TYPE);
@@ -43,9 +44,13 @@ pub(super) async fn get_stream(inner: std::sync::Weak<Inner>) {
     if !response.status().is_success() {
         return;
     }
-    let mut parser = SseParser::default();
+    let mut parser = SseParser::new(limit);
     while let Ok(Some(chunk)) = response.chunk().await {
-        for data in parser.push(&chunk) {
+        // An event past the limit ends the stream (the client lives on without it).
+        let Ok(events) = parser.push(&chunk) else {
+            return;
+        };
+        for data in events {
             let Some(inner) = inner.upgrade() else { return };
             let reply = post_answer(inner.clone(), inner.session.negotiated());
             inner.session.route(data.as_bytes(), |_| Vec::new(), reply);
@@ -193,7 +198,7 @@ async fn listen_once(weak: &std::sync::Weak<Inner>, opened_before: bool) -> List
                 .headers()
                 .get(header::WWW_AUTHENTICATE)
                 .map(|v| String::from_utf8_lossy(v.as_bytes()).into_owned());
-            let body = response.text().await.unwrap_or_default();
+            let body = super::refusal_text(response).await;
             Ok(Reply::Refused {
                 status,
                 body,
@@ -224,7 +229,11 @@ async fn read_listen(
     timeout: Duration,
     opened_before: bool,
 ) -> Listened {
-    let mut parser = SseParser::default();
+    let limit = match weak.upgrade() {
+        Some(inner) => inner.session.settings.max_message_bytes,
+        None => return Listened::Dropped,
+    };
+    let mut parser = SseParser::new(limit);
     let mut acknowledged = false;
     let deadline = tokio::time::Instant::now() + timeout;
     // Once the server is seen keeping the stream alive: the longest wait for a keep-alive.
@@ -255,7 +264,11 @@ async fn read_listen(
         let now = tokio::time::Instant::now();
         let waited = now - last;
         last = now;
-        let events = parser.push(&chunk);
+        let Ok(events) = parser.push(&chunk) else {
+            return Listened::Failed(format!(
+                "an event larger than {limit} bytes (ClientBuilder::max_message_bytes)"
+            ));
+        };
         if acknowledged && events.is_empty() {
             // A comment alone: the server keeps the stream alive, about this often.
             keep_alive = Some(keep_alive.map_or(waited, |longest| longest.max(waited)));
