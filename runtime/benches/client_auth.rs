@@ -42,18 +42,21 @@ impl Handler<Game> for Add {
     }
 }
 
-fn bearer_calls(c: &mut Criterion) {
+/// The bench's game: `add` served on loopback (requiring `token` when given), polled in a
+/// tight loop on its own thread until the returned flag is set.
+fn game(token: Option<&str>) -> (String, Arc<AtomicBool>, std::thread::JoinHandle<()>) {
     let stop = Arc::new(AtomicBool::new(false));
     let flag = stop.clone();
+    let token = token.map(str::to_owned);
     let (tx, rx) = std::sync::mpsc::channel();
     let game = std::thread::spawn(move || {
         let mut registry = Registry::new("bench", "1");
         registry.register::<Add>();
-        let mut server = ServerBuilder::new()
-            .bearer_token(TOKEN)
-            .port(0)
-            .listen(registry)
-            .expect("listens");
+        let mut builder = ServerBuilder::new().port(0);
+        if let Some(token) = token {
+            builder = builder.bearer_token(token);
+        }
+        let mut server = builder.listen(registry).expect("listens");
         tx.send(server.port()).expect("port");
         while !flag.load(Ordering::Relaxed) {
             if !server.poll(&mut Game) {
@@ -62,119 +65,130 @@ fn bearer_calls(c: &mut Criterion) {
         }
     });
     let url = format!("http://127.0.0.1:{}/mcp", rx.recv().expect("port"));
-    let runtime = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .expect("runtime");
-    let api_key = runtime
-        .block_on(HttpClient::builder(&url).api_key(TOKEN).connect())
-        .expect("connects");
-    // A token kept from an earlier sign-in, valid for an hour.
-    let store = MemoryTokenStore::new();
+    (url, stop, game)
+}
+
+/// An OAuth client of `url` holding `token` (bound to `dpop_key` when given) from an earlier
+/// sign-in, valid for an hour: no sign-in happens.
+fn stored_token_client(
+    runtime: &tokio::runtime::Runtime,
+    url: &str,
+    token: &str,
+    dpop_key: Option<Secret>,
+) -> HttpClient {
     let in_an_hour = SystemTime::now()
         .duration_since(UNIX_EPOCH)
         .expect("clock")
         .as_secs()
         + 3600;
+    let store = MemoryTokenStore::new();
     store
         .save_tokens(
-            &url,
+            url,
             &Tokens {
                 issuer: "https://auth.example".into(),
-                access_token: Secret::new(TOKEN),
+                access_token: Secret::new(token),
                 refresh_token: None,
                 expires_at: Some(in_an_hour),
                 scope: None,
-                dpop_key: None,
+                dpop_key,
             },
         )
         .expect("stores");
-    let oauth = runtime
+    runtime
         .block_on(
-            HttpClient::builder(&url)
+            HttpClient::builder(url)
                 .oauth(OAuth::new().token_store(store))
                 .connect(),
         )
-        .expect("connects");
+        .expect("connects")
+}
+
+/// Each client alone (criterion, one after the other), then `measured` and `baseline` in
+/// alternation call by call, so that the machine's drift touches both alike: criterion times
+/// `measured`'s calls, and the ratio of the totals is printed as `what`.
+fn compare(
+    c: &mut Criterion,
+    group: &str,
+    runtime: &tokio::runtime::Runtime,
+    (baseline_name, baseline): (&str, &HttpClient),
+    (measured_name, measured): (&str, &HttpClient),
+    what: &str,
+) {
     let mut arguments = Map::new();
     arguments.insert("a".into(), json!(1));
     arguments.insert("b".into(), json!(2));
-    let mut group = c.benchmark_group("bearer_call");
+    let call = |client: &HttpClient| {
+        runtime
+            .block_on(client.call_tool("add", arguments.clone()))
+            .expect("call")
+    };
+    let mut group = c.benchmark_group(group);
     group.measurement_time(Duration::from_secs(5));
-    for (name, client) in [("api_key", &api_key), ("oauth_stored_token", &oauth)] {
-        group.bench_function(name, |b| {
-            b.iter(|| {
-                runtime
-                    .block_on(client.call_tool("add", arguments.clone()))
-                    .expect("call")
-            })
-        });
+    for (name, client) in [(baseline_name, baseline), (measured_name, measured)] {
+        group.bench_function(name, |b| b.iter(|| call(client)));
     }
-    // The two in alternation, call by call, so that the machine's drift touches both alike:
-    // criterion times the OAuth calls, and the ratio of the totals is printed.
     let mut totals = (Duration::ZERO, Duration::ZERO);
-    group.bench_function("oauth_alternated_with_api_key", |b| {
-        b.iter_custom(|iterations| {
-            let mut oauth_time = Duration::ZERO;
-            for _ in 0..iterations {
-                let start = Instant::now();
-                runtime
-                    .block_on(api_key.call_tool("add", arguments.clone()))
-                    .expect("call");
-                let middle = Instant::now();
-                runtime
-                    .block_on(oauth.call_tool("add", arguments.clone()))
-                    .expect("call");
-                let end = Instant::now();
-                totals.0 += middle - start;
-                totals.1 += end - middle;
-                oauth_time += end - middle;
-            }
-            oauth_time
-        })
-    });
+    group.bench_function(
+        format!("{measured_name}_alternated_with_{baseline_name}"),
+        |b| {
+            b.iter_custom(|iterations| {
+                let mut measured_time = Duration::ZERO;
+                for _ in 0..iterations {
+                    let start = Instant::now();
+                    call(baseline);
+                    let middle = Instant::now();
+                    call(measured);
+                    let end = Instant::now();
+                    totals.0 += middle - start;
+                    totals.1 += end - middle;
+                    measured_time += end - middle;
+                }
+                measured_time
+            })
+        },
+    );
     group.finish();
     eprintln!(
-        "alternated: OAuth with a stored token / API key = {:.3} ({:?} / {:?})",
+        "alternated: {what} = {:.3} ({:?} / {:?})",
         totals.1.as_secs_f64() / totals.0.as_secs_f64(),
         totals.1,
         totals.0
+    );
+}
+
+fn runtime() -> tokio::runtime::Runtime {
+    tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .expect("runtime")
+}
+
+fn bearer_calls(c: &mut Criterion) {
+    let (url, stop, game) = game(Some(TOKEN));
+    let runtime = runtime();
+    let api_key = runtime
+        .block_on(HttpClient::builder(&url).api_key(TOKEN).connect())
+        .expect("connects");
+    let oauth = stored_token_client(&runtime, &url, TOKEN, None);
+    compare(
+        c,
+        "bearer_call",
+        &runtime,
+        ("api_key", &api_key),
+        ("oauth", &oauth),
+        "OAuth with a stored token / API key",
     );
     stop.store(true, Ordering::Relaxed);
     game.join().expect("game thread");
 }
 
-/// Two clients of one server that checks no token: one with a stored Bearer token, one with a
-/// stored DPoP-bound token and its key.
+/// Two clients of one server that checks no token (so that it takes both alike): one with a
+/// stored Bearer token, one with a stored DPoP-bound token and its key.
 fn dpop_calls(c: &mut Criterion) {
     use base64::Engine as _;
-    let stop = Arc::new(AtomicBool::new(false));
-    let flag = stop.clone();
-    let (tx, rx) = std::sync::mpsc::channel();
-    let game = std::thread::spawn(move || {
-        let mut registry = Registry::new("bench", "1");
-        registry.register::<Add>();
-        let mut server = ServerBuilder::new()
-            .port(0)
-            .listen(registry)
-            .expect("listens");
-        tx.send(server.port()).expect("port");
-        while !flag.load(Ordering::Relaxed) {
-            if !server.poll(&mut Game) {
-                std::thread::yield_now();
-            }
-        }
-    });
-    let url = format!("http://127.0.0.1:{}/mcp", rx.recv().expect("port"));
-    let runtime = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .expect("runtime");
-    let in_an_hour = SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .expect("clock")
-        .as_secs()
-        + 3600;
+    let (url, stop, game) = game(None);
+    let runtime = runtime();
     let key = ring::signature::EcdsaKeyPair::generate_pkcs8(
         &ring::signature::ECDSA_P256_SHA256_FIXED_SIGNING,
         &ring::rand::SystemRandom::new(),
@@ -183,72 +197,15 @@ fn dpop_calls(c: &mut Criterion) {
     let key = base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(key.as_ref());
     // A token the size of a signed JWT, as authorization servers issue them.
     let token = "t".repeat(800);
-    let connect = |dpop_key: Option<Secret>| {
-        let store = MemoryTokenStore::new();
-        store
-            .save_tokens(
-                &url,
-                &Tokens {
-                    issuer: "https://auth.example".into(),
-                    access_token: Secret::new(token.clone()),
-                    refresh_token: None,
-                    expires_at: Some(in_an_hour),
-                    scope: None,
-                    dpop_key,
-                },
-            )
-            .expect("stores");
-        runtime
-            .block_on(
-                HttpClient::builder(&url)
-                    .oauth(OAuth::new().token_store(store))
-                    .connect(),
-            )
-            .expect("connects")
-    };
-    let bearer = connect(None);
-    let bound = connect(Some(Secret::new(key)));
-    let mut arguments = Map::new();
-    arguments.insert("a".into(), json!(1));
-    arguments.insert("b".into(), json!(2));
-    let mut group = c.benchmark_group("dpop_call");
-    group.measurement_time(Duration::from_secs(5));
-    for (name, client) in [("bearer", &bearer), ("dpop", &bound)] {
-        group.bench_function(name, |b| {
-            b.iter(|| {
-                runtime
-                    .block_on(client.call_tool("add", arguments.clone()))
-                    .expect("call")
-            })
-        });
-    }
-    let mut totals = (Duration::ZERO, Duration::ZERO);
-    group.bench_function("dpop_alternated_with_bearer", |b| {
-        b.iter_custom(|iterations| {
-            let mut dpop_time = Duration::ZERO;
-            for _ in 0..iterations {
-                let start = Instant::now();
-                runtime
-                    .block_on(bearer.call_tool("add", arguments.clone()))
-                    .expect("call");
-                let middle = Instant::now();
-                runtime
-                    .block_on(bound.call_tool("add", arguments.clone()))
-                    .expect("call");
-                let end = Instant::now();
-                totals.0 += middle - start;
-                totals.1 += end - middle;
-                dpop_time += end - middle;
-            }
-            dpop_time
-        })
-    });
-    group.finish();
-    eprintln!(
-        "alternated: DPoP-bound / Bearer = {:.3} ({:?} / {:?})",
-        totals.1.as_secs_f64() / totals.0.as_secs_f64(),
-        totals.1,
-        totals.0
+    let bearer = stored_token_client(&runtime, &url, &token, None);
+    let bound = stored_token_client(&runtime, &url, &token, Some(Secret::new(key)));
+    compare(
+        c,
+        "dpop_call",
+        &runtime,
+        ("bearer", &bearer),
+        ("dpop", &bound),
+        "DPoP-bound / Bearer",
     );
     stop.store(true, Ordering::Relaxed);
     game.join().expect("game thread");

@@ -496,10 +496,9 @@ fn machine() -> OAuth {
     OAuth::client_credentials("bot", "bot-secret")
 }
 
-fn temp_dir(name: &str) -> std::path::PathBuf {
-    let dir = std::env::temp_dir().join(format!("mcp-bindgen-dpop-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    dir
+/// A directory for a file token store, removed when the test ends (passing or not).
+fn temp_dir() -> tempfile::TempDir {
+    tempfile::tempdir().expect("a temporary directory")
 }
 
 #[test]
@@ -628,10 +627,11 @@ fn send_as_thief(
 #[test]
 fn the_realm_refuses_what_a_thief_could_send_and_takes_a_proof_made_right() {
     let realm = Realm::start(true, 3600);
-    let dir = temp_dir("thief");
-    let client = realm.client(machine().token_store(FileTokenStore::new(&dir)));
+    let tmp = temp_dir();
+    let dir = tmp.path();
+    let client = realm.client(machine().token_store(FileTokenStore::new(dir)));
     pollster::block_on(client.call_tool("echo", serde_json::Map::new())).expect("call");
-    let tokens = FileTokenStore::new(&dir)
+    let tokens = FileTokenStore::new(dir)
         .tokens(&realm.resource)
         .expect("reads")
         .expect("kept");
@@ -751,15 +751,15 @@ fn the_realm_refuses_what_a_thief_could_send_and_takes_a_proof_made_right() {
             assert_eq!(nonce_header.as_deref(), Some(nonce.as_str()), "{case}");
         }
     }
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[test]
 fn a_bound_refresh_token_is_refreshed_with_the_same_key_and_a_second_run_reuses_both() {
     // Tokens that live 2 s: refreshed before their second half.
     let realm = Realm::start(true, 2);
-    let dir = temp_dir("refresh");
-    let client = realm.client(machine().token_store(FileTokenStore::new(&dir)));
+    let tmp = temp_dir();
+    let dir = tmp.path();
+    let client = realm.client(machine().token_store(FileTokenStore::new(dir)));
     pollster::block_on(client.call_tool("echo", serde_json::Map::new())).expect("call");
     std::thread::sleep(std::time::Duration::from_millis(1_200));
     pollster::block_on(client.call_tool("echo", serde_json::Map::new())).expect("call");
@@ -781,7 +781,7 @@ fn a_bound_refresh_token_is_refreshed_with_the_same_key_and_a_second_run_reuses_
     );
     // A second process: the stored tokens and key, no token request, proofs that verify.
     let before = realm.seen().len();
-    let again = realm.client(machine().token_store(FileTokenStore::new(&dir)));
+    let again = realm.client(machine().token_store(FileTokenStore::new(dir)));
     pollster::block_on(again.call_tool("echo", serde_json::Map::new())).expect("call");
     let later: Vec<Seen> = realm.seen().split_off(before);
     assert!(later.iter().all(|s| s.path == "/mcp"), "{later:#?}");
@@ -792,7 +792,6 @@ fn a_bound_refresh_token_is_refreshed_with_the_same_key_and_a_second_run_reuses_
             .all(|s| s.jkt == granted[0].jkt),
         "{later:#?}"
     );
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[test]
@@ -868,13 +867,14 @@ fn no_token_proof_or_key_reaches_a_trace_a_debug_or_an_error() {
     tracing::subscriber::set_global_default(Everything(text.clone())).expect("the only one");
 
     let realm = Realm::start(true, 3600);
-    let dir = temp_dir("redaction");
-    let client = realm.client(machine().token_store(FileTokenStore::new(&dir)));
+    let tmp = temp_dir();
+    let dir = tmp.path();
+    let client = realm.client(machine().token_store(FileTokenStore::new(dir)));
     pollster::block_on(client.call_tool("echo", serde_json::Map::new())).expect("call");
     realm.rotate_resource_nonce();
     pollster::block_on(client.call_tool("echo", serde_json::Map::new())).expect("call");
     let debug = format!("{client:?}");
-    let tokens = FileTokenStore::new(&dir)
+    let tokens = FileTokenStore::new(dir)
         .tokens(&realm.resource)
         .expect("reads")
         .expect("kept");
@@ -907,5 +907,4 @@ fn no_token_proof_or_key_reaches_a_trace_a_debug_or_an_error() {
         assert!(!debug.contains(secret.as_str()), "in Debug: {secret}");
         assert!(!refused.contains(secret.as_str()), "in the error: {secret}");
     }
-    let _ = std::fs::remove_dir_all(&dir);
 }
