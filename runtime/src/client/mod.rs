@@ -16,6 +16,7 @@
 //! `inputRequests` of an `input_required` result in the modern one) are answered by the
 //! handler set with `on_request` on the builders, `ping` always, anything else with `-32601`.
 
+pub(crate) mod body;
 mod builder;
 mod changes;
 pub(crate) mod decode;

@@ -457,7 +457,7 @@ const ANSWER_BYTES: usize = 1024 * 1024;
 
 /// An authorization server's answer, refused past [`ANSWER_BYTES`] before the rest is read.
 async fn answer_within(response: reqwest::Response, what: &str) -> Result<bytes::Bytes, Error> {
-    crate::client::http::body_within(
+    crate::client::body::body_within(
         response,
         ANSWER_BYTES,
         what,

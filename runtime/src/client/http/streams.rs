@@ -198,7 +198,7 @@ async fn listen_once(weak: &std::sync::Weak<Inner>, opened_before: bool) -> List
                 .headers()
                 .get(header::WWW_AUTHENTICATE)
                 .map(|v| String::from_utf8_lossy(v.as_bytes()).into_owned());
-            let body = super::refusal_text(response).await;
+            let body = crate::client::body::refusal_text(response).await;
             Ok(Reply::Refused {
                 status,
                 body,
