@@ -17,7 +17,6 @@
 //! with back-off when it drops; a server that does not serve it leaves the client relying on
 //! `tools/list`'s `ttlMs`).
 
-use crate::client::body::{body_within, refusal_text};
 use std::future::Future;
 use std::pin::Pin;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -38,6 +37,7 @@ pub use builder::{HttpClientBuilder, HttpOptions, TokenProvider};
 use policy::tls_hint;
 use streams::{get_stream, listen_for_changes};
 
+use super::body::{body_within, refusal_text};
 use super::io::{self, IoTask};
 use super::sse::SseParser;
 use super::transport::Carrier;
