@@ -55,6 +55,10 @@ struct State {
     expires_in: u64,
     /// Whether the authorization server lists DPoP in its metadata and binds tokens.
     binds: bool,
+    /// The proof algorithms its metadata lists, when it binds (default ES256).
+    algorithms: Option<Vec<&'static str>>,
+    /// A `token_type` it answers whatever was asked (a misbehaving server).
+    forced_type: Option<&'static str>,
 }
 
 struct Realm {
@@ -265,7 +269,8 @@ fn serve(mut stream: TcpStream, state: &Mutex<State>, origin: &str) -> std::io::
                 "token_endpoint_auth_methods_supported": ["client_secret_post"],
             });
             if state.binds {
-                document["dpop_signing_alg_values_supported"] = json!(["ES256"]);
+                let listed = state.algorithms.clone().unwrap_or(vec!["ES256"]);
+                document["dpop_signing_alg_values_supported"] = json!(listed);
             }
             respond(&mut stream, "200 OK", &json, &document.to_string())
         }
@@ -380,6 +385,7 @@ fn token(
             "Bearer"
         }
     };
+    let kind = state.forced_type.unwrap_or(kind);
     state.seen.push(seen);
     let document = json!({"access_token": access, "token_type": kind,
         "expires_in": state.expires_in, "refresh_token": refresh});
@@ -825,6 +831,70 @@ fn bearer_tokens_where_the_server_does_not_bind_unless_dpop_is_required() {
     let seen = realm.seen();
     assert!(seen.iter().all(|s| s.claims.is_none()), "{seen:#?}");
     assert_eq!(seen.last().expect("seen").scheme.as_deref(), Some("Bearer"));
+}
+
+#[test]
+fn what_the_authorization_server_offers_decides_and_its_mistakes_are_named() {
+    // It lists RS256 only: no proof by default (and a Bearer token), a clear refusal when
+    // DPoP is required.
+    let realm = Realm::start(true, 3600);
+    realm.state.lock().expect("lock").algorithms = Some(vec!["RS256"]);
+    let client = realm.client(machine());
+    pollster::block_on(client.call_tool("echo", serde_json::Map::new())).expect("call");
+    assert!(
+        realm.seen().iter().all(|s| s.proof.is_none()),
+        "no ES256: no proof"
+    );
+    let connected = pollster::block_on(
+        HttpClient::builder(&realm.resource)
+            .oauth(machine().dpop(Dpop::Required))
+            .connect(),
+    );
+    let Err(Error::Auth { message, .. }) = connected else {
+        panic!("required DPoP without ES256 connected: {connected:?}");
+    };
+    assert!(
+        message.contains("accepts proofs signed with RS256 only"),
+        "{message}"
+    );
+    // A DPoP token the client did not ask for (DPoP off: no proof sent, though this realm's
+    // challenge offers the scheme) is refused, not sent as Bearer.
+    let realm = Realm::start(false, 3600);
+    realm.state.lock().expect("lock").forced_type = Some("DPoP");
+    let connected = pollster::block_on(
+        HttpClient::builder(&realm.resource)
+            .oauth(machine().dpop(Dpop::Off))
+            .connect(),
+    );
+    let Err(Error::Auth { message, .. }) = connected else {
+        panic!("an unasked DPoP token was used: {connected:?}");
+    };
+    assert!(message.contains("issued a DPoP token unasked"), "{message}");
+}
+
+#[test]
+fn stored_tokens_whose_key_is_unreadable_are_replaced_by_a_new_sign_in() {
+    let realm = Realm::start(true, 3600);
+    let tmp = temp_dir();
+    let dir = tmp.path();
+    let first = realm.client(machine().token_store(FileTokenStore::new(dir)));
+    pollster::block_on(first.call_tool("echo", serde_json::Map::new())).expect("call");
+    drop(first);
+    // The stored key is damaged (a store edited by hand, a truncated file).
+    let store = FileTokenStore::new(dir);
+    let mut tokens = store.tokens(&realm.resource).expect("reads").expect("kept");
+    tokens.dpop_key = Some(mcp_bindgen::oauth::Secret::new("not-a-key"));
+    store.save_tokens(&realm.resource, &tokens).expect("writes");
+    let grants_before = realm.seen().iter().filter(|s| s.path == "/token").count();
+    let again = realm.client(machine().token_store(FileTokenStore::new(dir)));
+    pollster::block_on(again.call_tool("echo", serde_json::Map::new())).expect("signs in again");
+    let grants_after = realm.seen().iter().filter(|s| s.path == "/token").count();
+    assert!(grants_after > grants_before, "a new token was asked for");
+    let kept = store.tokens(&realm.resource).expect("reads").expect("kept");
+    assert_ne!(
+        kept.dpop_key, tokens.dpop_key,
+        "a usable key replaced the damaged one"
+    );
 }
 
 /// What a subscriber sees of a DPoP sign-in and its calls, at every level: no token, no
