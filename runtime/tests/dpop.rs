@@ -107,6 +107,17 @@ impl Realm {
         state.rs_nonce = format!("rs-nonce-{}", state.counter + 100);
     }
 
+    /// The message of the `Error::Auth` that connecting with `oauth` must end in (`unless`:
+    /// what it means if it connects instead).
+    fn refused(&self, oauth: OAuth, unless: &str) -> String {
+        let connected =
+            pollster::block_on(HttpClient::builder(&self.resource).oauth(oauth).connect());
+        match connected {
+            Err(Error::Auth { message, .. }) => message,
+            other => panic!("{unless}: {other:?}"),
+        }
+    }
+
     fn client(&self, oauth: OAuth) -> HttpClient {
         pollster::block_on(HttpClient::builder(&self.resource).oauth(oauth).connect())
             .expect("connects")
@@ -814,14 +825,10 @@ fn bearer_tokens_where_the_server_does_not_bind_unless_dpop_is_required() {
     );
     // Required: a token request with a proof, and the Bearer token issued anyway is refused.
     let realm = Realm::start(false, 3600);
-    let connected = pollster::block_on(
-        HttpClient::builder(&realm.resource)
-            .oauth(machine().dpop(Dpop::Required))
-            .connect(),
+    let message = realm.refused(
+        machine().dpop(Dpop::Required),
+        "connected with a Bearer token though DPoP is required",
     );
-    let Err(Error::Auth { message, .. }) = connected else {
-        panic!("connected with a Bearer token though DPoP is required: {connected:?}");
-    };
     assert!(message.contains("DPoP is required"), "{message}");
     assert!(message.contains(&realm.token_endpoint), "{message}");
     // Off: a server that binds gets no proof and issues a Bearer token.
@@ -845,14 +852,10 @@ fn what_the_authorization_server_offers_decides_and_its_mistakes_are_named() {
         realm.seen().iter().all(|s| s.proof.is_none()),
         "no ES256: no proof"
     );
-    let connected = pollster::block_on(
-        HttpClient::builder(&realm.resource)
-            .oauth(machine().dpop(Dpop::Required))
-            .connect(),
+    let message = realm.refused(
+        machine().dpop(Dpop::Required),
+        "required DPoP without ES256 connected",
     );
-    let Err(Error::Auth { message, .. }) = connected else {
-        panic!("required DPoP without ES256 connected: {connected:?}");
-    };
     assert!(
         message.contains("accepts proofs signed with RS256 only"),
         "{message}"
@@ -861,14 +864,7 @@ fn what_the_authorization_server_offers_decides_and_its_mistakes_are_named() {
     // challenge offers the scheme) is refused, not sent as Bearer.
     let realm = Realm::start(false, 3600);
     realm.state.lock().expect("lock").forced_type = Some("DPoP");
-    let connected = pollster::block_on(
-        HttpClient::builder(&realm.resource)
-            .oauth(machine().dpop(Dpop::Off))
-            .connect(),
-    );
-    let Err(Error::Auth { message, .. }) = connected else {
-        panic!("an unasked DPoP token was used: {connected:?}");
-    };
+    let message = realm.refused(machine().dpop(Dpop::Off), "an unasked DPoP token was used");
     assert!(message.contains("issued a DPoP token unasked"), "{message}");
 }
 

@@ -4,7 +4,7 @@
 use crate::Error;
 
 /// How much of an error answer's body is read, for its message (the rest is left unread).
-pub(crate) const REFUSAL_BYTES: usize = 64 * 1024;
+const REFUSAL_BYTES: usize = 64 * 1024;
 
 /// Reads `response`'s body, refusing one over `limit` bytes (named `limit_name` in the error):
 /// at once when its `Content-Length` says so, else as soon as the limit is passed, before the
