@@ -73,6 +73,7 @@ mod descriptor;
 pub mod drift;
 mod envelope;
 pub mod era;
+pub mod events;
 /// Agent Skills' listings (the `io.modelcontextprotocol/skills` extension): entries, files with
 /// their digests, `SKILL.md` frontmatter, and what a client checks. A server serves skills with
 /// `server::Skill`; a client reads them with `client::McpClient::load_skill`.

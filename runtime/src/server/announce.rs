@@ -45,6 +45,8 @@ impl Changes {
     /// A task's status (2026-07-28 tasks extension: `notifications/tasks`, to the listen
     /// streams that named the task).
     pub(crate) const TASKS: Changes = Changes(16);
+    /// The event types (2026-07-28 events extension: `notifications/events/list_changed`).
+    pub(crate) const EVENTS: Changes = Changes(32);
 
     pub(crate) fn is_empty(self) -> bool {
         self.0 == 0
@@ -192,6 +194,7 @@ fn honoured(filter: Option<&Value>, by: Listening) -> Result<(Wants, Value), Ref
         ("toolsListChanged", Changes::TOOLS),
         ("promptsListChanged", Changes::PROMPTS),
         ("resourcesListChanged", Changes::RESOURCES),
+        ("eventsListChanged", Changes::EVENTS),
     ] {
         if filter.get(key) == Some(&Value::Bool(true)) {
             wants.insert(kind);
@@ -299,6 +302,7 @@ pub(crate) fn events(
         (Changes::TOOLS, "notifications/tools/list_changed"),
         (Changes::PROMPTS, "notifications/prompts/list_changed"),
         (Changes::RESOURCES, "notifications/resources/list_changed"),
+        (Changes::EVENTS, "notifications/events/list_changed"),
     ] {
         if changes.contains(kind) {
             out.push(note(method, Map::new()));
@@ -581,6 +585,8 @@ pub(crate) struct InBand {
     pub(crate) legacy: bool,
     /// Open `subscriptions/listen` requests: their ids and what each wants.
     pub(crate) subscriptions: Vec<(Value, Wants)>,
+    /// Open `events/stream` requests.
+    pub(crate) events: super::events::push::Stdio,
 }
 
 impl InBand {
@@ -613,9 +619,9 @@ impl InBand {
         out
     }
 
-    /// A `notifications/cancelled` for one of the open listen requests ends it.
+    /// A `notifications/cancelled` for one of the open listen or event streams ends it.
     pub(crate) fn cancelled(&mut self, notification: &[u8]) {
-        if self.subscriptions.is_empty() {
+        if self.subscriptions.is_empty() && self.events.is_empty() {
             return;
         }
         let Ok(message) = serde_json::from_slice::<Value>(notification) else {
@@ -626,6 +632,7 @@ impl InBand {
         }
         let id = &message["params"]["requestId"];
         self.subscriptions.retain(|(open, _)| open != id);
+        self.events.cancel(id);
     }
 }
 

@@ -61,6 +61,8 @@ pub(super) struct Running {
     pub(super) queued: Arc<AtomicUsize>,
     /// The streams that listen for changes (the HTTP thread opens them).
     pub(super) listeners: Arc<Listeners>,
+    /// The event types (the HTTP thread serves their streams).
+    pub(super) events: Arc<super::events::Hub>,
     pub(super) shutdown: watch::Sender<bool>,
     pub(super) thread: Option<JoinHandle<()>>,
 }
@@ -240,10 +242,12 @@ impl<Ctx> Server<Ctx> {
                 shutdown,
                 thread,
                 listeners,
+                events,
                 ..
             } = running;
-            // Listening streams end with their closing response.
+            // Listening streams and event streams end with their closing response.
             listeners.close_all();
+            events.close();
             // The queued requests will not run: their clients are answered 503 while the
             // connections wind down.
             drop(jobs);
@@ -251,6 +255,8 @@ impl<Ctx> Server<Ctx> {
             if let Some(thread) = thread {
                 let _ = thread.join();
             }
+            // The streams are gone with the thread; the registry may serve again.
+            events.reopen();
         }
     }
 

@@ -193,7 +193,9 @@ impl ServerBuilder {
         let (listeners, kicked) = Listeners::with_announcer(self.stall_timeout);
         let listeners = Arc::new(listeners);
         let announcer = listeners.clone().announcer(kicked);
+        let events = registry.events.clone();
         let state = Arc::new(State {
+            events: events.clone(),
             listeners: listeners.clone(),
             waiters: registry.waiters.clone(),
             config: self,
@@ -214,6 +216,7 @@ impl ServerBuilder {
                 jobs: jobs_rx,
                 queued,
                 listeners,
+                events,
                 shutdown: shutdown_tx,
                 thread: Some(thread),
             },
@@ -223,6 +226,8 @@ impl ServerBuilder {
 
 struct State {
     config: ServerBuilder,
+    /// The event types, whose streams (`events/stream`) this thread serves.
+    events: Arc<super::events::Hub>,
     /// The streams that listen for changes.
     listeners: Arc<Listeners>,
     /// Calls waiting for their client's response to a request they sent.
@@ -403,6 +408,11 @@ enum ReplyBody {
         _busy: Busy,
     },
     Listen(Box<ListenStream>),
+    /// An `events/stream`: the lines its task (`events::push::pump`) writes.
+    Events {
+        lines: mpsc::Receiver<String>,
+        _busy: Busy,
+    },
 }
 
 /// A change stream: a legacy GET stream, or a `subscriptions/listen` answer (its
@@ -473,6 +483,9 @@ impl Body for ReplyBody {
             ReplyBody::Listen(stream) => {
                 stream.poll_frame(cx).map(|b| b.map(|b| Ok(Frame::data(b))))
             }
+            ReplyBody::Events { lines, .. } => lines
+                .poll_recv(cx)
+                .map(|line| line.map(|line| Ok(Frame::data(event(&line))))),
             ReplyBody::Stream {
                 first,
                 replies,
@@ -511,7 +524,9 @@ impl Body for ReplyBody {
         match self {
             ReplyBody::Full(Some(body)) => hyper::body::SizeHint::with_exact(body.len() as u64),
             ReplyBody::Full(None) => hyper::body::SizeHint::with_exact(0),
-            ReplyBody::Stream { .. } | ReplyBody::Listen(_) => hyper::body::SizeHint::default(),
+            ReplyBody::Stream { .. } | ReplyBody::Listen(_) | ReplyBody::Events { .. } => {
+                hyper::body::SizeHint::default()
+            }
         }
     }
 }
@@ -600,6 +615,9 @@ async fn handle(request: Request<IncomingBody>, state: &State, busy: Busy) -> Re
     };
     if era == Era::Stateless && request.method == "subscriptions/listen" {
         return listen(request, owner, state, busy);
+    }
+    if era == Era::Stateless && request.method == "events/stream" {
+        return events_stream(request, state, busy);
     }
     // The legacy handshake gets a session id, which is never checked: the game's state is
     // the session, and clients that need an id to open several streams have one.
@@ -909,6 +927,39 @@ fn listen(
     )
 }
 
+/// `events/stream` (2026-07-28 events extension): a refusal at once (an unknown type, push not
+/// offered, arguments the type's schema refuses), else a stream the HTTP thread writes from the
+/// type's buffer, until the client closes it, the type goes or the server shuts down.
+fn events_stream(
+    request: super::wire::Request,
+    state: &State,
+    busy: Busy,
+) -> Response<ReplyBody> {
+    let id = request.id;
+    let sub = match state
+        .events
+        .subscribe(&id, &request.params, crate::events::Delivery::Push)
+    {
+        Ok(sub) => sub,
+        Err(refused) => return response(StatusCode::OK, Some(refused)),
+    };
+    // A few lines ahead of a slow client; the buffer keeps the rest for its cursor.
+    let (tx, lines) = mpsc::channel(64);
+    let config = &state.config;
+    tokio::spawn(super::events::push::pump(
+        state.events.clone(),
+        sub,
+        id,
+        tx,
+        config.keep_alive.min(Duration::from_secs(30)),
+        config.stall_timeout,
+    ));
+    event_stream(ReplyBody::Events {
+        lines,
+        _busy: busy,
+    })
+}
+
 fn change_stream(
     first: Option<Bytes>,
     subscription: Subscription,
@@ -916,14 +967,19 @@ fn change_stream(
     busy: Busy,
 ) -> Response<ReplyBody> {
     let interval = config.keep_alive;
-    let mut r = Response::new(ReplyBody::Listen(Box::new(ListenStream {
+    event_stream(ReplyBody::Listen(Box::new(ListenStream {
         first,
         subscription,
         keep_alive: Box::pin(tokio::time::sleep(interval)),
         interval,
         done: false,
         _busy: busy,
-    })));
+    })))
+}
+
+/// A `text/event-stream` response of `body`.
+fn event_stream(body: ReplyBody) -> Response<ReplyBody> {
+    let mut r = Response::new(body);
     let headers = r.headers_mut();
     headers.insert(
         header::CONTENT_TYPE,

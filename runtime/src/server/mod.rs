@@ -35,6 +35,7 @@
 
 mod announce;
 mod deferred;
+mod events;
 mod game;
 mod http;
 mod input;
@@ -53,7 +54,9 @@ mod wire;
 pub use crate::CompletionRef;
 pub use crate::ToolError;
 pub use crate::era::LogLevel;
+pub use crate::events::Delivery;
 pub use deferred::{Call, ClientRequest};
+pub use events::{Emitter, EventType};
 pub use game::{PollStats, Server};
 pub use http::ServerBuilder;
 pub use input::{Input, InputRequired, Outcome};

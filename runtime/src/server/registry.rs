@@ -5,6 +5,7 @@
 mod asking;
 mod call;
 mod catalog;
+mod events;
 mod methods;
 mod skills;
 
@@ -56,7 +57,7 @@ fn micros(duration: Duration) -> u64 {
 ///
 /// A registry that serves skills declares the `io.modelcontextprotocol/skills` extension, with
 /// `resources/directory/read` (`directoryRead`), in both eras.
-fn capabilities(tasks: Option<Era>, skills: bool) -> Value {
+fn capabilities(tasks: Option<Era>, skills: bool, events: bool) -> Value {
     let mut capabilities = serde_json::json!({
         "tools": {"listChanged": true},
         "logging": {},
@@ -74,17 +75,25 @@ fn capabilities(tasks: Option<Era>, skills: bool) -> Value {
         }
         None => {}
     }
-    if skills {
-        let skills = serde_json::json!({"directoryRead": true});
-        match capabilities["extensions"].as_object_mut() {
-            Some(extensions) => {
-                extensions.insert(mcp_bindgen_core::skill::EXTENSION.into(), skills);
-            }
-            None => {
-                capabilities["extensions"] =
-                    serde_json::json!({ mcp_bindgen_core::skill::EXTENSION: skills });
-            }
+    let mut extend = |name: &str, settings: Value| match capabilities["extensions"].as_object_mut()
+    {
+        Some(extensions) => {
+            extensions.insert(name.into(), settings);
         }
+        None => capabilities["extensions"] = serde_json::json!({ name: settings }),
+    };
+    if skills {
+        extend(
+            mcp_bindgen_core::skill::EXTENSION,
+            serde_json::json!({"directoryRead": true}),
+        );
+    }
+    // 2026-07-28 only (the legacy handshake passes `false`); poll and push, never webhooks.
+    if events {
+        extend(
+            crate::events::EXTENSION,
+            serde_json::json!({"listChanged": true}),
+        );
     }
     capabilities
 }
@@ -195,6 +204,8 @@ pub struct Registry<Ctx> {
     tasks: Tasks,
     /// Agent Skills, in registration order.
     skills: Vec<super::skills::Skill>,
+    /// Event types and what they kept, shared with the HTTP thread's streams.
+    pub(crate) events: Arc<super::events::Hub>,
 }
 
 impl<Ctx> std::fmt::Debug for Registry<Ctx> {
@@ -238,6 +249,7 @@ impl<Ctx> Registry<Ctx> {
             input_timeout: Duration::from_secs(300),
             tasks: Tasks::new(),
             skills: Vec::new(),
+            events: Arc::default(),
         }
     }
 
@@ -439,7 +451,10 @@ impl<Ctx> Registry<Ctx> {
     /// holds).
     #[inline]
     pub fn changes_pending(&self) -> bool {
-        !self.changes.is_empty() || self.edits.pending() || self.tasks.has_notes()
+        !self.changes.is_empty()
+            || self.edits.pending()
+            || self.tasks.has_notes()
+            || self.events.changed_pending()
     }
 
     /// Applies what [`Registrar`]s queued, in order.
@@ -457,6 +472,9 @@ impl<Ctx> Registry<Ctx> {
     #[inline]
     pub(crate) fn take_changes(&mut self) -> Changes {
         self.apply_edits();
+        if self.events.take_changed() {
+            self.changes.insert(Changes::EVENTS);
+        }
         std::mem::take(&mut self.changes)
     }
 
@@ -600,6 +618,24 @@ impl<Ctx> Registry<Ctx> {
                     },
                 );
             }
+            (Era::Stateless, "events/stream", in_band) => {
+                let id = &request.id;
+                let Some(in_band) = in_band else {
+                    return Some(error(
+                        id,
+                        -32601,
+                        "events/stream needs a stream: serve the registry with Server or \
+                         serve_stdio",
+                    ));
+                };
+                let sub = self
+                    .events
+                    .subscribe(id, &request.params, crate::events::Delivery::Push);
+                return Some(match sub {
+                    Ok(sub) => in_band.events.open(id.clone(), sub).join("\n"),
+                    Err(refused) => refused,
+                });
+            }
             _ => {}
         }
         // A channel only for the tools that can send notifications or answer later.
@@ -681,6 +717,7 @@ impl<Ctx> Registry<Ctx> {
                 capabilities: capabilities(
                     (version >= "2025-11-25").then_some(Era::Session),
                     !self.skills.is_empty(),
+                    false,
                 ),
                 server_info: serde_json::json!({"name": self.name, "version": self.version}),
                 instructions: self.instructions.as_deref(),
@@ -711,7 +748,11 @@ impl<Ctx> Registry<Ctx> {
     pub(super) fn discover(&self, id: &Value) -> String {
         let mut result = serde_json::json!({
             "supportedVersions": era::all_versions().collect::<Vec<_>>(),
-            "capabilities": capabilities(Some(Era::Stateless), !self.skills.is_empty()),
+            "capabilities": capabilities(
+                Some(Era::Stateless),
+                !self.skills.is_empty(),
+                !self.events.is_empty(),
+            ),
             "ttlMs": 0,
             "cacheScope": "public",
             "resultType": "complete",

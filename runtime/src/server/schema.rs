@@ -184,3 +184,14 @@ fn strip_null(schema: &mut Value) {
         }
     }
 }
+
+/// No arguments: any object (an event type whose subscriptions take none).
+impl JsonSchema for crate::NoArguments {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        "NoArguments".into()
+    }
+
+    fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        schemars::json_schema!({"type": "object"})
+    }
+}

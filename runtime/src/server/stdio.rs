@@ -17,6 +17,12 @@ use super::announce::InBand;
 /// the message that made them: to a legacy-era client as `notifications/tools/list_changed`, and
 /// in 2026-07-28 on each open `subscriptions/listen` request that asked for them (ended by the
 /// client's `notifications/cancelled`).
+///
+/// An `events/stream` (2026-07-28 events extension) is written here too: its `active` as the
+/// request's answer, then, after each message, the occurrences emitted since, until the
+/// client's `notifications/cancelled`. Occurrences emitted while no message arrives wait in the
+/// type's buffer for the next one, and no heartbeat is sent (nothing runs between messages):
+/// serve games whose agents stream events with `Server`.
 pub fn serve_stdio<Ctx>(
     registry: &mut Registry<Ctx>,
     ctx: &mut Ctx,
@@ -54,6 +60,7 @@ pub fn serve_stdio<Ctx>(
         }
         let mut events = Vec::new();
         registry.announce_with(|announced| events = listening.events(announced));
+        events.extend(listening.events.lines(&registry.events));
         for event in events {
             output.write_all(event.as_bytes())?;
             output.write_all(b"\n")?;

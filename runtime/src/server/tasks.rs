@@ -298,7 +298,7 @@ fn millis(duration: Duration) -> u64 {
 }
 
 /// `2026-12-06T01:02:03.456Z`.
-fn iso8601(time: SystemTime) -> String {
+pub(crate) fn iso8601(time: SystemTime) -> String {
     let since = time.duration_since(UNIX_EPOCH).unwrap_or_default();
     let secs = since.as_secs();
     let days = i64::try_from(secs / 86_400).unwrap_or(0);

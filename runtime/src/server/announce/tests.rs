@@ -308,6 +308,7 @@ fn stdio_listeners_hear_in_band() {
     let mut in_band = InBand {
         legacy: true,
         subscriptions: vec![(json!(3), tools_only()), (json!(4), Wants::default())],
+        ..InBand::default()
     };
     assert_eq!(in_band.events(&only(Changes::TOOLS)).len(), 2);
     in_band.cancelled(

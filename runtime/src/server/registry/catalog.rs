@@ -227,6 +227,7 @@ impl<Ctx> Registry<Ctx> {
     /// Takes what changed since the last announcement (after applying queued edits) and hands
     /// it to the transport's `announce`; nothing when nothing changed.
     pub(crate) fn announce_with(&mut self, announce: impl FnOnce(&Announcement<'_>)) {
+        self.events.sweep();
         let mut changes = self.take_changes();
         let updated = std::mem::take(&mut self.updated);
         let tasks = self.tasks.take_notes();

@@ -78,6 +78,12 @@ fn row<Ctx>(method: &str) -> Option<(Eras, Handler<Ctx>)> {
         "resources/directory/read" => (Both, |r, _, i| {
             answer(r.read_directory(&i.request.id, &i.request.params, modern(&i)))
         }),
+        "events/list" => (Stateless, |r, _, i| {
+            answer(r.list_events(&i.request.id, &i.request.params))
+        }),
+        "events/poll" => (Stateless, |r, _, i| {
+            answer(r.poll_events(&i.request.id, &i.request.params))
+        }),
         "completion/complete" => (Both, |r, ctx, i| {
             answer(r.complete(ctx, &i.request.id, &i.request.params, modern(&i)))
         }),

@@ -69,6 +69,10 @@ pub(crate) struct Rare {
     pub task_id: Option<Value>,
     /// `task` (a legacy `tools/call` run as a task: `{ttl?}`).
     pub task: Option<Value>,
+    /// `maxEvents` (`events/poll`: the most occurrences a page holds).
+    pub max_events: Option<Value>,
+    /// `maxAgeMs` (`events/poll`, `events/stream`: nothing older is replayed).
+    pub max_age_ms: Option<Value>,
 }
 
 /// The keys of `params._meta` that the server reads.
@@ -137,6 +141,8 @@ impl Params {
             request_state: None,
             task_id: None,
             task: None,
+            max_events: None,
+            max_age_ms: None,
         };
         self.rare.as_deref().unwrap_or(&NONE)
     }
@@ -415,6 +421,8 @@ member_names! {
         "requestState" => RequestState,
         "taskId" => TaskId,
         "task" => Task,
+        "maxEvents" => MaxEvents,
+        "maxAgeMs" => MaxAgeMs,
         "_meta" => Meta,
     }
 }
@@ -659,6 +667,8 @@ impl<'de> serde::de::Visitor<'de> for InPlace<'_, Params> {
                 }
                 ParamsMember::TaskId => params.rare_mut().task_id = Some(map.next_value()?),
                 ParamsMember::Task => params.rare_mut().task = Some(map.next_value()?),
+                ParamsMember::MaxEvents => params.rare_mut().max_events = Some(map.next_value()?),
+                ParamsMember::MaxAgeMs => params.rare_mut().max_age_ms = Some(map.next_value()?),
                 ParamsMember::Meta => map.next_value_seed(InPlace(&mut params.meta))?,
                 ParamsMember::Other => {
                     map.next_value::<Skip>()?;

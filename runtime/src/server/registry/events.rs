@@ -1,0 +1,90 @@
+//! The event types a registry serves (the `io.modelcontextprotocol/events` extension, 2026-07-28
+//! only): registering them, and the handlers of `events/list` and `events/poll`.
+//! `events/stream` is served by the transports (`server/events/push.rs`), as
+//! `subscriptions/listen` is.
+
+use std::sync::Arc;
+
+use serde_json::{Map, Value};
+
+use super::Registry;
+use crate::events::Delivery;
+use crate::server::events::{EventType, Kind, PAGE_LIMIT};
+use crate::server::wire::{Params, respond};
+use crate::server::{Emitter, schemars::JsonSchema};
+
+impl<Ctx> Registry<Ctx> {
+    /// Serves the event type `event` (listed by `events/list`, read by `events/poll` and
+    /// `events/stream`, and the `io.modelcontextprotocol/events` extension declared) and
+    /// returns the [`Emitter`] gameplay records its occurrences with. Registering a type of the
+    /// same name again replaces it: the old one's emitters stop, its streams end with
+    /// `notifications/events/terminated`, and clients that listen hear that the list changed.
+    pub fn register_event<P, A>(&mut self, event: EventType<P, A>) -> Emitter<P>
+    where
+        P: serde::Serialize + JsonSchema + Send + Sync + 'static,
+        A: serde::de::DeserializeOwned + JsonSchema + Send + Sync + 'static,
+    {
+        let kind = event.into_kind(&self.events.boot);
+        Emitter::new(self.events.insert(kind))
+    }
+
+    /// Stops serving the event type `name`: its emitters stop and its streams end with
+    /// `notifications/events/terminated`. Returns whether there was one.
+    pub fn unregister_event(&mut self, name: &str) -> bool {
+        self.events.remove(name)
+    }
+
+    /// The names of the event types served, in registration order.
+    pub fn event_names(&self) -> Vec<String> {
+        self.events.all().iter().map(|k| k.name.clone()).collect()
+    }
+
+    pub(super) fn list_events(&self, id: &Value, params: &Params) -> String {
+        let kinds = self.events.all();
+        let items: Vec<&Arc<Kind>> = kinds.iter().collect();
+        self.paged(id, "events", &items, params, true, |k| k.descriptor.clone())
+    }
+
+    /// `events/poll`: the occurrences after the cursor that the arguments hear, at most
+    /// `maxEvents` (and [`PAGE_LIMIT`]); no cursor starts from now.
+    pub(super) fn poll_events(&self, id: &Value, params: &Params) -> String {
+        let sub = match self.events.subscribe(id, params, Delivery::Poll) {
+            Ok(sub) => sub,
+            Err(refused) => return refused,
+        };
+        let kind = &sub.kind;
+        kind.renew();
+        let max = params
+            .rare()
+            .max_events
+            .as_ref()
+            .and_then(Value::as_u64)
+            .map_or(PAGE_LIMIT, |n| usize::try_from(n).unwrap_or(PAGE_LIMIT))
+            .clamp(1, PAGE_LIMIT);
+        let read = kind.read(sub.position, &sub.args, max, sub.floor);
+        let mut events = String::from("[");
+        for (i, (_, members)) in read.found.iter().enumerate() {
+            if i > 0 {
+                events.push(',');
+            }
+            events.push('{');
+            events.push_str(members);
+            events.push('}');
+        }
+        events.push(']');
+        let mut result = Map::new();
+        // The stored occurrences are JSON text already: parsed once here, into the page.
+        let events: Value = serde_json::from_str(&events).unwrap_or_else(|_| Value::Array(vec![]));
+        result.insert("events".into(), events);
+        result.insert("cursor".into(), Value::String(kind.cursor(read.position)));
+        result.insert(
+            "truncated".into(),
+            Value::Bool(read.truncated || sub.truncated),
+        );
+        result.insert("hasMore".into(), Value::Bool(read.more));
+        let next = u64::try_from(kind.next_poll.as_millis()).unwrap_or(u64::MAX);
+        result.insert("nextPollMs".into(), Value::from(next));
+        result.insert("resultType".into(), Value::String("complete".into()));
+        respond(id, &result)
+    }
+}
