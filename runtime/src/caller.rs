@@ -115,6 +115,39 @@ pub trait ToolCaller {
         ))))
     }
 
+    /// Polls the event type `name` once (`events/poll`, the Events extension): the occurrences
+    /// after `cursor` (none: from now) that `arguments` hear, at most `max_events`. What a
+    /// generated `poll_<event>` method calls. The default fails: a caller that serves only
+    /// tools has no events; the client transports send `events/poll`.
+    fn poll_events(
+        &self,
+        name: &str,
+        arguments: Map<String, Value>,
+        cursor: Option<&str>,
+        max_events: Option<u32>,
+    ) -> impl Future<Output = Result<crate::events::EventPage, Error>> + Send {
+        let _ = (arguments, cursor, max_events);
+        std::future::ready(Err(Error::transport(format!(
+            "this caller serves tools only: it cannot poll the event {name}"
+        ))))
+    }
+
+    /// The occurrences of the event type `name` that `arguments` hear, as they come: what a
+    /// generated `stream_<event>` method calls. The client transports read them by push or by
+    /// poll, as the type offers and `options` say (see [`crate::events::EventStream`]). The
+    /// default is a stream that fails at once.
+    fn stream_events(
+        &self,
+        name: &str,
+        arguments: Map<String, Value>,
+        options: crate::events::EventOptions,
+    ) -> crate::events::EventStream {
+        let _ = (arguments, options);
+        crate::events::EventStream::failed(Error::transport(format!(
+            "this caller serves tools only: it cannot stream the event {name}"
+        )))
+    }
+
     /// Before a generated method calls `tool`: checks that the server's tools are still
     /// those the module was generated from (see [`crate::drift`]), and fails with
     /// [`Error::Drift`] when they changed in a way that breaks the call and the client's

@@ -120,6 +120,11 @@ impl Session {
             Some("notifications/prompts/list_changed" | "notifications/resources/list_changed") => {
                 self.drift.catalog_changed();
             }
+            Some(method) if super::events::is_event_note(method) => {
+                if let Some(sink) = &context.events {
+                    sink.deliver(message);
+                }
+            }
             _ => {}
         }
     }

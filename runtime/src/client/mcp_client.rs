@@ -239,6 +239,25 @@ impl<T: Transport> ToolCaller for McpClient<T> {
         McpClient::call_tool_as_task(self, name, arguments).await
     }
 
+    async fn poll_events(
+        &self,
+        name: &str,
+        arguments: Map<String, Value>,
+        cursor: Option<&str>,
+        max_events: Option<u32>,
+    ) -> Result<crate::events::EventPage, Error> {
+        McpClient::poll_events(self, name, arguments, cursor, max_events).await
+    }
+
+    fn stream_events(
+        &self,
+        name: &str,
+        arguments: Map<String, Value>,
+        options: crate::events::EventOptions,
+    ) -> crate::events::EventStream {
+        McpClient::stream_events(self, name, arguments, options)
+    }
+
     async fn get_prompt(
         &self,
         name: &str,

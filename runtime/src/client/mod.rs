@@ -21,6 +21,7 @@ mod builder;
 mod changes;
 pub(crate) mod decode;
 mod drift;
+mod events;
 pub mod http;
 mod inbox;
 pub(crate) mod io;
@@ -151,6 +152,8 @@ pub struct CallOptions {
     pub(crate) timeout: Option<Duration>,
     /// Declare the tasks extension on this request (2026-07-28): a call made as a task.
     pub(crate) as_task: bool,
+    /// Where an `events/stream`'s notifications go.
+    pub(crate) events: Option<events::EventSink>,
 }
 
 impl std::fmt::Debug for CallOptions {
@@ -217,6 +220,7 @@ impl ToolList {
 pub(crate) struct CallContext {
     pub(crate) progress: Option<ProgressHandler>,
     pub(crate) log: Option<LogHandler>,
+    pub(crate) events: Option<events::EventSink>,
 }
 
 pub(crate) fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {

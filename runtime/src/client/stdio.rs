@@ -10,6 +10,8 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use serde_json::{Value, json};
+
+use crate::era;
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
 use tokio::process::{Child, ChildStdout, Command};
 use tokio::sync::{mpsc, oneshot};
@@ -110,11 +112,16 @@ impl Shared {
     }
 
     /// The calls in flight that a notification concerns: a progress notification, the call
-    /// its token names; any other, every call with a log handler.
+    /// its token names; an event stream's, the `events/stream` request its subscription id
+    /// names; any other, every call with a log handler.
     fn concerned(&self, message: &Value) -> Vec<CallContext> {
         let pending = lock(&self.pending);
-        if message["method"] == "notifications/progress" {
-            let token = message["params"]["progressToken"].as_u64();
+        let method = message["method"].as_str().unwrap_or("");
+        if method == "notifications/progress" || super::events::is_event_note(method) {
+            let token = match method {
+                "notifications/progress" => message["params"]["progressToken"].as_u64(),
+                _ => message["params"]["_meta"][era::meta::SUBSCRIPTION_ID].as_u64(),
+            };
             return token
                 .and_then(|t| pending.get(&t))
                 .map(|p| vec![p.context.clone()])

@@ -156,15 +156,9 @@ where
 
     /// The type as the hub keeps it.
     pub(crate) fn into_kind(self, boot: &str) -> Kind {
-        let payload_schema = crate::server::schema::input_schema::<P>();
-        let mut input_schema = crate::server::schema::input_schema::<A>();
-        input_schema.remove("description");
-        let description = self.description.or_else(|| {
-            payload_schema
-                .get("description")
-                .and_then(Value::as_str)
-                .map(str::to_owned)
-        });
+        let (payload_schema, doc) = crate::server::schema::payload_schema::<P>();
+        let input_schema = crate::server::schema::input_schema::<A>();
+        let description = self.description.or(doc);
         let input_schema = Value::Object(input_schema);
         let mut descriptor = Map::new();
         descriptor.insert("name".into(), Value::String(self.name.clone()));
@@ -253,7 +247,6 @@ impl<P: Serialize + Send + Sync + 'static> Emitter<P> {
             }
         }
     }
-
 }
 
 impl<P> Emitter<P> {
@@ -453,13 +446,20 @@ impl Kind {
     /// Keeps the type recording for a lease from now (a poll, a stream that closed).
     pub(crate) fn renew(&self) {
         *self.lease.lock().unwrap_or_else(|e| e.into_inner()) = Some(Instant::now() + LEASE);
-        self.heard.store(true, Ordering::Relaxed);
+        self.hear();
+    }
+
+    /// Records from now on, unless the type was removed.
+    fn hear(&self) {
+        if !self.removed.load(Ordering::Relaxed) {
+            self.heard.store(true, Ordering::Relaxed);
+        }
     }
 
     /// A stream opened on the type.
     pub(crate) fn opened(&self) {
         self.streams.fetch_add(1, Ordering::Relaxed);
-        self.heard.store(true, Ordering::Relaxed);
+        self.hear();
     }
 
     /// A stream closed: the type keeps recording for a lease, for the client to come back.
@@ -493,7 +493,10 @@ impl Kind {
 
     /// A notification on a stream, tagged with the stream's request `id`.
     pub(crate) fn note(method: &str, mut params: Map<String, Value>, id: &Value) -> String {
-        params.insert("_meta".into(), json!({crate::era::meta::SUBSCRIPTION_ID: id}));
+        params.insert(
+            "_meta".into(),
+            json!({crate::era::meta::SUBSCRIPTION_ID: id}),
+        );
         json!({"jsonrpc": "2.0", "method": method, "params": params}).to_string()
     }
 

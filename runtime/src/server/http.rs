@@ -930,11 +930,7 @@ fn listen(
 /// `events/stream` (2026-07-28 events extension): a refusal at once (an unknown type, push not
 /// offered, arguments the type's schema refuses), else a stream the HTTP thread writes from the
 /// type's buffer, until the client closes it, the type goes or the server shuts down.
-fn events_stream(
-    request: super::wire::Request,
-    state: &State,
-    busy: Busy,
-) -> Response<ReplyBody> {
+fn events_stream(request: super::wire::Request, state: &State, busy: Busy) -> Response<ReplyBody> {
     let id = request.id;
     let sub = match state
         .events
@@ -954,10 +950,7 @@ fn events_stream(
         config.keep_alive.min(Duration::from_secs(30)),
         config.stall_timeout,
     ));
-    event_stream(ReplyBody::Events {
-        lines,
-        _busy: busy,
-    })
+    event_stream(ReplyBody::Events { lines, _busy: busy })
 }
 
 fn change_stream(

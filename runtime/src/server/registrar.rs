@@ -105,12 +105,14 @@ impl<Ctx> Edits<Ctx> {
 /// ```
 pub struct Registrar<Ctx> {
     edits: Arc<Edits<Ctx>>,
+    events: Arc<super::events::Hub>,
 }
 
 impl<Ctx> Clone for Registrar<Ctx> {
     fn clone(&self) -> Self {
         Registrar {
             edits: self.edits.clone(),
+            events: self.events.clone(),
         }
     }
 }
@@ -124,8 +126,24 @@ impl<Ctx> fmt::Debug for Registrar<Ctx> {
 }
 
 impl<Ctx: 'static> Registrar<Ctx> {
-    pub(crate) fn new(edits: Arc<Edits<Ctx>>) -> Self {
-        Registrar { edits }
+    pub(crate) fn new(edits: Arc<Edits<Ctx>>, events: Arc<super::events::Hub>) -> Self {
+        Registrar { edits, events }
+    }
+
+    /// [`Registry::register_event`], at once (event types are shared with the server's
+    /// threads, not queued): the emitter works from now on, and the list's change is announced
+    /// at the end of the frame.
+    pub fn register_event<P, A>(&self, event: super::EventType<P, A>) -> super::Emitter<P>
+    where
+        P: serde::Serialize + schemars::JsonSchema + Send + Sync + 'static,
+        A: serde::de::DeserializeOwned + schemars::JsonSchema + Send + Sync + 'static,
+    {
+        super::Emitter::new(self.events.insert(event.into_kind(&self.events.boot)))
+    }
+
+    /// [`Registry::unregister_event`], at once. Returns whether there was one.
+    pub fn unregister_event(&self, name: &str) -> bool {
+        self.events.remove(name)
     }
 
     /// Queues [`Registry::register`].

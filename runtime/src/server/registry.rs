@@ -442,7 +442,7 @@ impl<Ctx> Registry<Ctx> {
     where
         Ctx: 'static,
     {
-        Registrar::new(self.edits.clone())
+        Registrar::new(self.edits.clone(), self.events.clone())
     }
 
     /// Whether changes wait to be applied or announced: queued by a [`Registrar`], made

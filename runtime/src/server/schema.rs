@@ -63,6 +63,23 @@ pub fn input_schema<T: JsonSchema + ?Sized>() -> Map<String, Value> {
     schema
 }
 
+/// The schema of an event's payload type as it is serialized (always an object schema: an
+/// occurrence's `data` is an object), and the type's doc comment.
+pub(crate) fn payload_schema<T: JsonSchema + ?Sized>() -> (Map<String, Value>, Option<String>) {
+    let doc = SchemaSettings::draft2020_12()
+        .for_serialize()
+        .into_generator()
+        .into_root_schema_for::<T>()
+        .get("description")
+        .and_then(Value::as_str)
+        .map(str::to_owned);
+    let mut schema = generate::<T>(true);
+    if schema.get("type").and_then(Value::as_str) != Some("object") {
+        schema.insert("type".into(), Value::String("object".into()));
+    }
+    (schema, doc)
+}
+
 /// The output schema of a handler's result type, and whether values must be wrapped as
 /// `{"result": value}` to make `structuredContent` an object (MCP 2025-06-18 to 2025-11-25).
 /// `()` gives an empty object.

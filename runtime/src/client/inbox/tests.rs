@@ -43,6 +43,7 @@ fn a_notification_reaches_the_handlers_of_the_calls_it_concerns_or_the_clients_o
         log: Some(Arc::new(move |m: LogMessage| {
             crate::client::lock(&on_call).push(format!("call: {}", m.data));
         })),
+        events: None,
     };
     let log = br#"{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":"hi"}}"#;
     let concerned = call.clone();

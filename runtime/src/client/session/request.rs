@@ -158,6 +158,7 @@ where
     let context = CallContext {
         progress: options.progress.clone(),
         log: options.log.clone(),
+        events: options.events.clone(),
     };
     let timeout = options.timeout.unwrap_or(session.settings.timeout);
     let mut version_retries = 0;

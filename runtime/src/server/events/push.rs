@@ -85,7 +85,12 @@ pub(crate) async fn pump(
     let _open = Open::new(&kind);
     let send = |text: String| {
         let out = out.clone();
-        async move { matches!(tokio::time::timeout(stall, out.send(text)).await, Ok(Ok(()))) }
+        async move {
+            matches!(
+                tokio::time::timeout(stall, out.send(text)).await,
+                Ok(Ok(()))
+            )
+        }
     };
     let mut first = true;
     loop {

@@ -125,7 +125,8 @@ fn arguments_filter_and_a_filtered_occurrence_still_moves_the_cursor() {
 fn subscriptions_are_refused_with_the_extensions_errors() {
     let (registry, _) = arena(8);
     let params = |text: &str| -> Params {
-        let message = format!(r#"{{"jsonrpc":"2.0","id":1,"method":"events/poll","params":{text}}}"#);
+        let message =
+            format!(r#"{{"jsonrpc":"2.0","id":1,"method":"events/poll","params":{text}}}"#);
         match crate::server::wire::receive(message.as_bytes(), None) {
             crate::server::wire::Received::Request(request, _) => request.params,
             _ => panic!("not a request: {text}"),
@@ -149,11 +150,18 @@ fn subscriptions_are_refused_with_the_extensions_errors() {
     let webhook = refusal(r#"{"name":"died"}"#, Delivery::Webhook);
     assert_eq!(webhook["code"], code::UNSUPPORTED);
     assert_eq!(webhook["data"]["value"], "webhook");
-    assert_eq!(refusal(r#"{}"#, Delivery::Poll)["code"], code::INVALID_PARAMS);
+    assert_eq!(
+        refusal(r#"{}"#, Delivery::Poll)["code"],
+        code::INVALID_PARAMS
+    );
     assert!(
         registry
             .events
-            .subscribe(&json!(1), &params(r#"{"name":"died","arguments":{"team":"red"}}"#), Delivery::Push)
+            .subscribe(
+                &json!(1),
+                &params(r#"{"name":"died","arguments":{"team":"red"}}"#),
+                Delivery::Push
+            )
             .is_ok()
     );
 }
