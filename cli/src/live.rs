@@ -424,7 +424,8 @@ impl Default for LiveOptions {
 }
 
 /// A capture document: `{"protocolVersion", "serverInfo", "capabilities"?, "ttlMs"?,
-/// "cacheScope"?, "tools", "prompts"?, "resources"?, "resourceTemplates"?, "skills"?}`; `capabilities` as the server declared them (`tools.listChanged`
+/// "cacheScope"?, "tools", "prompts"?, "resources"?, "resourceTemplates"?, "skills"?,
+/// "events"?}`; `capabilities` as the server declared them (`tools.listChanged`
 /// says whether it announces changes to its tools).
 fn document(
     version: Option<String>,
@@ -454,10 +455,10 @@ fn document(
     Value::Object(capture)
 }
 
-/// The server's prompts, resources, resource templates and skills (every page), for what its
-/// capabilities declare: `prompts`, `resources`, `resourceTemplates` and `skills` (the
-/// `io.modelcontextprotocol/skills` extension: the listing only, no skill file is read) in the
-/// capture, each absent when the server declared no such capability. A list the server
+/// The server's prompts, resources, resource templates, skills and event types (every page),
+/// for what its capabilities declare: `prompts`, `resources`, `resourceTemplates`, `skills` (the
+/// `io.modelcontextprotocol/skills` extension: the listing only, no skill file is read) and
+/// `events` (the `io.modelcontextprotocol/events` extension) in the capture, each absent when the server declared no such capability. A list the server
 /// declared but refuses (an older server without templates) is left out with a warning.
 async fn catalog<T: mcp_bindgen::client::Transport>(
     client: &mcp_bindgen::client::McpClient<T>,
@@ -496,6 +497,15 @@ async fn catalog<T: mcp_bindgen::client::Transport>(
         }
         let skills = list.skills.iter().map(|s| s.to_json()).collect();
         out.insert("skills".into(), Value::Array(skills));
+    }
+    // The events extension (SEP-3415); early servers declared a top-level `events` instead.
+    let events = extensions.is_some_and(|e| e.get(mcp_bindgen::events::EXTENSION).is_some())
+        || capabilities.get("events").is_some_and(Value::is_object);
+    if events {
+        crate::console::status(format!("listing the event types of {from}"));
+        let types = client.list_events().await?;
+        let types = serde_json::to_value(types).unwrap_or_else(|_| Value::Array(Vec::new()));
+        out.insert("events".into(), types);
     }
     Ok(out)
 }

@@ -10,8 +10,8 @@ use serde_json::{Map, Value};
 use crate::diagnostic::{Diagnostic, LineCol};
 use crate::error::Error;
 use crate::model::{
-    Annotations, Capture, Prompt, PromptArgument, Resource, ResourceTemplate, ServerInfo, Skill,
-    Tool,
+    Annotations, Capture, Event, Prompt, PromptArgument, Resource, ResourceTemplate, ServerInfo,
+    Skill, Tool,
 };
 
 /// Reads and checks the capture at `path` (named in messages as given).
@@ -94,6 +94,7 @@ pub fn parse(path: &Path, text: String) -> Result<Capture, Error> {
         templates: Vec::new(),
         skills: Vec::new(),
         completions: false,
+        events: Vec::new(),
     };
     match &value {
         Value::Array(pages) => {
@@ -122,6 +123,7 @@ pub fn parse(path: &Path, text: String) -> Result<Capture, Error> {
         templates,
         skills,
         completions,
+        events,
         ..
     } = reader;
     check_unique(path, &text, &tools)?;
@@ -136,6 +138,7 @@ pub fn parse(path: &Path, text: String) -> Result<Capture, Error> {
         templates,
         skills,
         completions,
+        events,
     })
 }
 
@@ -168,6 +171,7 @@ struct Reader<'a> {
     templates: Vec<ResourceTemplate>,
     skills: Vec<Skill>,
     completions: bool,
+    events: Vec<Event>,
 }
 
 impl Reader<'_> {
@@ -277,6 +281,10 @@ impl Reader<'_> {
         if let Some(list) = object.get("skills") {
             found = true;
             self.skills(list, &format!("{pointer}/skills"))?;
+        }
+        if let Some(list) = object.get("events") {
+            found = true;
+            self.events(list, &format!("{pointer}/events"))?;
         }
         for key in ["prompts", "resources", "resourceTemplates"] {
             let Some(list) = object.get(key) else {
@@ -509,6 +517,78 @@ impl Reader<'_> {
 
     /// The entries of a `skills/list` result: each `uri`, the frontmatter's `name` and
     /// `description`, and its files' digests (or `"dynamic"`).
+    /// The event types of an `events/list` result.
+    fn events(&mut self, list: &Value, pointer: &str) -> Result<(), Error> {
+        const HELP: &str = "record the server's events/list as it sent it (`mcp-bindgen capture`)";
+        let Value::Array(items) = list else {
+            return Err(self
+                .error(
+                    pointer,
+                    format!("expected an array, found {}", kind(list)),
+                    HELP,
+                )
+                .into());
+        };
+        for (i, item) in items.iter().enumerate() {
+            let pointer = format!("{pointer}/{i}");
+            let entry = self.object(item, &pointer, "each event type is an object with a name")?;
+            let name =
+                self.required_string(entry, &pointer, "name", "every event type needs a name")?;
+            let description = self.optional_string(entry, &pointer, "description")?;
+            let delivery = match entry.get("delivery") {
+                Some(Value::Array(modes)) if modes.iter().all(Value::is_string) => modes
+                    .iter()
+                    .filter_map(Value::as_str)
+                    .map(str::to_owned)
+                    .collect(),
+                _ => {
+                    return Err(self
+                        .error(
+                            &format!("{pointer}/delivery"),
+                            "an event type's delivery is a list of modes (\"poll\", \"push\", \"webhook\")",
+                            HELP,
+                        )
+                        .into());
+                }
+            };
+            let schema = |key: &str| {
+                let schema = entry
+                    .get(key)
+                    .cloned()
+                    .unwrap_or_else(|| serde_json::json!({"type": "object"}));
+                match schema {
+                    Value::Object(_) | Value::Bool(_) => Ok(schema),
+                    other => Err(self.error(
+                        &format!("{pointer}/{key}"),
+                        format!("expected a JSON Schema, found {}", kind(&other)),
+                        HELP,
+                    )),
+                }
+            };
+            let input_schema = schema("inputSchema")?;
+            let payload_schema = schema("payloadSchema")?;
+            if self.events.iter().any(|e| e.name == name) {
+                return Err(self
+                    .error(
+                        &pointer,
+                        format!("the event type `{name}` is listed twice"),
+                        HELP,
+                    )
+                    .into());
+            }
+            self.events.push(Event {
+                name,
+                description,
+                delivery,
+                input_schema,
+                payload_schema,
+                raw: item.clone(),
+                pointer,
+            });
+        }
+        Ok(())
+    }
+
     fn skills(&mut self, list: &Value, pointer: &str) -> Result<(), Error> {
         const HELP: &str = "record the server's skills/list as it sent it (`mcp-bindgen capture`)";
         let Value::Array(items) = list else {

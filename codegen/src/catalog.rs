@@ -25,7 +25,7 @@ pub(crate) struct Catalog {
 /// `wanted`, or when `taken` has it (or `allowed` refuses it) `wanted`, `separator` and the
 /// first number from 2 that is free (`prompt_briefing_2`, `BriefingArgs2`); inserted in
 /// `taken`.
-fn unique(
+pub(crate) fn unique(
     taken: &mut BTreeSet<String>,
     wanted: &str,
     separator: &str,

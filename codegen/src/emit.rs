@@ -27,8 +27,8 @@ pub(crate) fn file(
     config: &ServerConfig,
     capture: Option<&Capture>,
     file_name: &Path,
-    plans: &[Plan<'_>],
-    signatures: &[Signature],
+    (plans, signatures): (&[Plan<'_>], &[Signature]),
+    events: &[crate::events::EventPlan<'_>],
     type_items: Vec<syn::Item>,
 ) -> Result<syn::File, Error> {
     let server_name = config
@@ -50,8 +50,15 @@ pub(crate) fn file(
         .help("please report this with the capture attached")
     };
     let (tokens, methods) = match capture {
-        Some(capture) => client(config, capture, &server_name, plans, signatures, has_types)
-            .map_err(does_not_parse)?,
+        Some(capture) => client(
+            config,
+            capture,
+            &server_name,
+            (plans, signatures),
+            events,
+            has_types,
+        )
+        .map_err(does_not_parse)?,
         None => (types_only(config, &server_name), Vec::new()),
     };
     let mut file: syn::File = syn::parse2(tokens).map_err(does_not_parse)?;
@@ -117,8 +124,8 @@ fn client(
     config: &ServerConfig,
     capture: &Capture,
     server_name: &str,
-    plans: &[Plan<'_>],
-    signatures: &[Signature],
+    (plans, signatures): (&[Plan<'_>], &[Signature]),
+    events: &[crate::events::EventPlan<'_>],
     has_types: bool,
 ) -> syn::Result<(TokenStream, Vec<syn::ImplItem>)> {
     let module_doc = inner_doc(&about(config, capture, server_name, plans.len()));
@@ -137,6 +144,7 @@ fn client(
     let mut taken = taken_names(&methods);
     let catalog = crate::catalog::emit(capture, &mut taken)?;
     methods.extend(catalog.methods);
+    methods.extend(crate::events::methods(events, &mut taken)?);
     let catalog_items = catalog.items;
     let fake = fake.tokens(server_name);
     let names: Vec<&str> = plans.iter().map(|p| p.tool.name.as_str()).collect();

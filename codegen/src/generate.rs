@@ -241,6 +241,8 @@ fn stages(
         signatures,
         mut units,
     } = signature::decide(&plans, results, &mut names, &mut report)?;
+    let (mut event_plans, event_units) = crate::events::plan(capture, &mut names, &mut report);
+    units.extend(event_units);
     plan::check_variants(config, &file, &names)?;
     let (lowered, contract_unit) = contracts.map(|c| (c.lowered, c.unit)).unzip();
     units.extend(contract_unit);
@@ -252,11 +254,19 @@ fn stages(
     } = types::generate(&units);
     let failed = signature::failed(&signatures, &items, failed);
     let signatures = signature::settle(&plans, signatures, &failed, &mut report);
+    crate::events::settle(&mut event_plans, &items, &failed, &mut report);
     let from_contracts = lowered
         .map(|lowered| contract_warnings(lowered, &units, &failed))
         .unwrap_or_default();
 
-    let syntax = emit::file(config, capture, &file, &plans, &signatures, items)?;
+    let syntax = emit::file(
+        config,
+        capture,
+        &file,
+        (&plans, &signatures),
+        &event_plans,
+        items,
+    )?;
     let mut warnings = report.into_warnings();
     warnings.extend(from_contracts);
     warnings.sort_by(|a, b| {

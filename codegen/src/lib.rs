@@ -45,6 +45,7 @@ pub mod capture;
 mod catalog;
 mod contracts;
 mod emit;
+mod events;
 mod normalise;
 mod plan;
 mod signature;

@@ -30,6 +30,28 @@ pub struct Capture {
     /// Whether the server offers completion of prompt arguments and template variables
     /// (`capabilities.completions`, when the capture recorded its capabilities).
     pub completions: bool,
+    /// The event types (`events/list`, the `io.modelcontextprotocol/events` extension), when
+    /// captured.
+    pub events: Vec<Event>,
+}
+
+/// One event type of an `events/list` result.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Event {
+    /// The event type's name.
+    pub name: String,
+    /// What the event means.
+    pub description: Option<String>,
+    /// The delivery modes offered (`poll`, `push`, `webhook`), as sent.
+    pub delivery: Vec<String>,
+    /// The JSON Schema of a subscription's arguments.
+    pub input_schema: Value,
+    /// The JSON Schema of each occurrence's data.
+    pub payload_schema: Value,
+    /// The descriptor exactly as sent.
+    pub raw: Value,
+    /// JSON pointer of this event type in its capture file (`/events/0`).
+    pub pointer: String,
 }
 
 /// One prompt of a `prompts/list` result.

@@ -284,7 +284,7 @@ pub(crate) fn settle(
 }
 
 /// A tool takes arguments unless its schema is an object with no way to hold any.
-fn takes_arguments(schema: &Value) -> bool {
+pub(crate) fn takes_arguments(schema: &Value) -> bool {
     let Value::Object(object) = schema else {
         return schema != &Value::Bool(false);
     };

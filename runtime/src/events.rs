@@ -544,3 +544,55 @@ fn decode_page<P: DeserializeOwned>(page: EventPage<Value>) -> Result<EventPage<
         next_poll_ms,
     })
 }
+
+/// A subscription's arguments as the JSON object sent, or why they cannot be one.
+fn arguments<A: Serialize + ?Sized>(
+    name: &str,
+    args: &A,
+) -> Result<Map<String, Value>, crate::Error> {
+    match serde_json::to_value(args) {
+        Ok(Value::Object(map)) => Ok(map),
+        Ok(other) => Err(crate::Error::transport(format!(
+            "the arguments of the event {name} serialize to {other}, not a JSON object"
+        ))),
+        Err(e) => Err(crate::Error::transport_source(
+            format!("the arguments of the event {name} do not serialize"),
+            e,
+        )),
+    }
+}
+
+/// Polls the event type `name` once with typed arguments and payload: what a generated
+/// `poll_<event>` method calls (see [`ToolCaller::poll_events`](crate::ToolCaller::poll_events)).
+pub async fn poll<C, A, P>(
+    caller: &C,
+    name: &str,
+    args: &A,
+    cursor: Option<&str>,
+) -> Result<EventPage<P>, crate::Error>
+where
+    C: crate::ToolCaller + ?Sized,
+    A: Serialize + ?Sized,
+    P: DeserializeOwned,
+{
+    let arguments = arguments(name, args)?;
+    caller
+        .poll_events(name, arguments, cursor, None)
+        .await?
+        .typed()
+}
+
+/// The occurrences of the event type `name` that `args` hear, typed: what a generated
+/// `stream_<event>` method calls (see
+/// [`ToolCaller::stream_events`](crate::ToolCaller::stream_events)).
+pub fn stream<C, A, P>(caller: &C, name: &str, args: &A, options: EventOptions) -> EventStream<P>
+where
+    C: crate::ToolCaller + ?Sized,
+    A: Serialize + ?Sized,
+    P: DeserializeOwned,
+{
+    match arguments(name, args) {
+        Ok(arguments) => caller.stream_events(name, arguments, options).typed(),
+        Err(error) => EventStream::failed(error),
+    }
+}

@@ -10,6 +10,14 @@ pub mod arena;
 #[path = "../snapshots/catalog.rs"]
 pub mod catalog;
 
+/// A game's tools and event types (the Events extension): the module generated from a capture
+/// of [`skirmish`]'s server.
+#[rustfmt::skip]
+#[path = "../snapshots/events.rs"]
+pub mod events;
+
+pub mod skirmish;
+
 #[rustfmt::skip]
 #[path = "../snapshots/edge_cases.rs"]
 pub mod edge_cases;

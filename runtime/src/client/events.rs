@@ -218,11 +218,10 @@ async fn produce<T: Transport>(
                 return;
             }
         };
-        if !pause.is_zero() {
-            tokio::select! {
-                () = tokio::time::sleep(pause) => {}
-                () = feeder.dropped() => return,
-            }
+        if !pause.is_zero()
+            && let First::B(()) = first(tokio::time::sleep(pause), feeder.dropped()).await
+        {
+            return;
         }
         if feeder.is_dropped() {
             return;
@@ -368,11 +367,20 @@ async fn push_round<T: Transport>(
         ..CallOptions::default()
     };
     let request = session::request(conn, "events/stream", params, &call);
-    tokio::pin!(request);
+    let mut request = std::pin::pin!(request);
     let mut opened = false;
     loop {
-        let note = tokio::select! {
-            done = &mut request => {
+        let heard = first(
+            first(
+                request.as_mut(),
+                tokio::time::timeout(options.silence, notes.recv()),
+            ),
+            feeder.dropped(),
+        )
+        .await;
+        let note = match heard {
+            First::B(()) => return Round::Ended,
+            First::A(First::A(done)) => {
                 // What came before the answer is read first.
                 while let Ok(note) = notes.try_recv() {
                     match read_note(&note, at, feeder).await {
@@ -393,8 +401,7 @@ async fn push_round<T: Transport>(
                     },
                 };
             }
-            note = tokio::time::timeout(options.silence, notes.recv()) => note,
-            () = feeder.dropped() => return Round::Ended,
+            First::A(First::B(note)) => note,
         };
         let Ok(Some(note)) = note else {
             // Silent past the heartbeats: the connection is dead (dropping the request closes
@@ -410,6 +417,31 @@ async fn push_round<T: Transport>(
             return Round::Again(Duration::ZERO);
         }
     }
+}
+
+/// Which of two futures finished first.
+enum First<A, B> {
+    A(A),
+    B(B),
+}
+
+/// Runs `a` and `b` until one finishes (`a` first when both are ready).
+async fn first<A: std::future::Future, B: std::future::Future>(
+    a: A,
+    b: B,
+) -> First<A::Output, B::Output> {
+    let mut a = std::pin::pin!(a);
+    let mut b = std::pin::pin!(b);
+    std::future::poll_fn(|cx| {
+        if let std::task::Poll::Ready(out) = a.as_mut().poll(cx) {
+            return std::task::Poll::Ready(First::A(out));
+        }
+        if let std::task::Poll::Ready(out) = b.as_mut().poll(cx) {
+            return std::task::Poll::Ready(First::B(out));
+        }
+        std::task::Poll::Pending
+    })
+    .await
 }
 
 /// Feeds one notification of a push stream; `Some` when the stream is over.
