@@ -160,3 +160,218 @@ async fn a_type_offered_by_poll_only_is_streamed_by_polling() {
         other => panic!("{other:?}"),
     }
 }
+
+fn interop(script: &str) -> std::path::PathBuf {
+    std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("interop")
+        .join(script)
+}
+
+/// The independent Python client (written from the SEP) checks this repository's server.
+#[test]
+fn an_independent_python_client_accepts_our_server() {
+    let game = Running::start();
+    let output = std::process::Command::new("python3")
+        .arg(interop("py_events_client.py"))
+        .arg(game.url())
+        .output()
+        .expect("python3 runs");
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(output.status.success(), "{stdout}\n{stderr}");
+    for check in [
+        "ok events/list",
+        "ok events/poll",
+        "ok maxEvents and hasMore",
+        "ok truncated",
+        "ok events/stream",
+        "ok errors",
+    ] {
+        assert!(
+            stdout.contains(check),
+            "{check} missing:\n{stdout}\n{stderr}"
+        );
+    }
+}
+
+/// The independent Python server (written from the SEP), run until dropped.
+struct PyServer {
+    child: std::process::Child,
+    url: String,
+}
+
+impl PyServer {
+    fn start() -> PyServer {
+        use std::io::BufRead;
+        let mut child = std::process::Command::new("python3")
+            .arg(interop("py_events_server.py"))
+            .arg("0")
+            .stdout(std::process::Stdio::piped())
+            .spawn()
+            .expect("python3 runs");
+        let stdout = child.stdout.take().expect("stdout");
+        let mut line = String::new();
+        std::io::BufReader::new(stdout)
+            .read_line(&mut line)
+            .expect("a line");
+        let url = line
+            .trim()
+            .strip_prefix("ready ")
+            .unwrap_or_else(|| panic!("not ready: {line}"))
+            .to_owned();
+        PyServer { child, url }
+    }
+
+    async fn client(&self) -> HttpClient {
+        HttpClient::builder(&self.url)
+            .protocol(Protocol::Modern)
+            .connect()
+            .await
+            .expect("connects")
+    }
+}
+
+impl Drop for PyServer {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// One weather reading's city and temperature.
+#[derive(Debug, PartialEq, serde::Deserialize)]
+struct Reading {
+    city: String,
+    celsius: f64,
+}
+
+async fn report(client: &HttpClient, city: &str, celsius: f64) {
+    client
+        .request(
+            "tools/call",
+            serde_json::json!({"name": "report", "arguments": {"city": city, "celsius": celsius}}),
+        )
+        .await
+        .expect("report");
+}
+
+async fn readings(
+    stream: &mut mcp_bindgen::events::EventStream<Reading>,
+    n: usize,
+) -> Vec<(String, f64)> {
+    let mut out = Vec::new();
+    while out.len() < n {
+        let item = tokio::time::timeout(Duration::from_secs(10), stream.next())
+            .await
+            .expect("within 10 s")
+            .expect("an item")
+            .expect("typed");
+        if let EventItem::Event(occurrence) = item {
+            out.push((occurrence.data.city, occurrence.data.celsius));
+        }
+    }
+    out
+}
+
+/// Our client against the independent Python server: both modes, filtering by arguments, a
+/// resumed stream, a gap, and a type without replay.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn our_client_reads_an_independent_python_server() {
+    use mcp_bindgen::events::Delivery;
+    let server = PyServer::start();
+    let client = server.client().await;
+    let types = client.list_events().await.expect("events/list");
+    let names: Vec<&str> = types.iter().map(|t| t.name.as_str()).collect();
+    assert_eq!(names, ["weather.reading", "clock.tick"]);
+    let oslo = serde_json::json!({"city": "Oslo"})
+        .as_object()
+        .cloned()
+        .unwrap();
+    for mode in [Delivery::Push, Delivery::Poll] {
+        let mut stream = client
+            .stream_events(
+                "weather.reading",
+                oslo.clone(),
+                EventOptions::new().delivery(mode),
+            )
+            .typed::<Reading>();
+        let deadline = std::time::Instant::now() + Duration::from_secs(10);
+        while stream.cursor().is_none() {
+            assert!(std::time::Instant::now() < deadline, "{mode:?}: no cursor");
+            let _ = tokio::time::timeout(Duration::from_millis(50), stream.next()).await;
+        }
+        report(&client, "Oslo", 3.0).await;
+        report(&client, "Bergen", 9.5).await;
+        report(&client, "Oslo", 4.5).await;
+        assert_eq!(
+            readings(&mut stream, 2).await,
+            [("Oslo".to_owned(), 3.0), ("Oslo".to_owned(), 4.5)],
+            "{mode:?}"
+        );
+        // Away while two more come: resumed from the cursor, nothing twice.
+        let cursor = stream.cursor().expect("a cursor").to_owned();
+        drop(stream);
+        report(&client, "Oslo", 5.0).await;
+        report(&client, "Oslo", 6.0).await;
+        let mut again = client
+            .stream_events(
+                "weather.reading",
+                oslo.clone(),
+                EventOptions::new().delivery(mode).cursor(cursor.clone()),
+            )
+            .typed::<Reading>();
+        assert_eq!(
+            readings(&mut again, 2).await,
+            [("Oslo".to_owned(), 5.0), ("Oslo".to_owned(), 6.0)],
+            "{mode:?}"
+        );
+        drop(again);
+        // Away too long (the server keeps five): truncated, then the five kept.
+        for t in 0..7 {
+            report(&client, "Oslo", f64::from(t)).await;
+        }
+        let mut late = client
+            .stream_events(
+                "weather.reading",
+                oslo.clone(),
+                EventOptions::new().delivery(mode).cursor(cursor),
+            )
+            .typed::<Reading>();
+        let first = tokio::time::timeout(Duration::from_secs(10), late.next())
+            .await
+            .expect("within 10 s")
+            .expect("an item")
+            .expect("an item");
+        assert!(
+            matches!(first, EventItem::Truncated { .. }),
+            "{mode:?}: {first:?}"
+        );
+        let kept: Vec<f64> = readings(&mut late, 5)
+            .await
+            .into_iter()
+            .map(|r| r.1)
+            .collect();
+        assert_eq!(kept, [2.0, 3.0, 4.0, 5.0, 6.0], "{mode:?}");
+    }
+    // No replay: the cursor stays null, and the ticks still come.
+    let mut ticks = client.stream_events("clock.tick", serde_json::Map::new(), EventOptions::new());
+    for _ in 0..2 {
+        client
+            .request("tools/call", serde_json::json!({"name": "tick"}))
+            .await
+            .expect("tick");
+    }
+    let mut heard = 0;
+    while heard < 2 {
+        let item = tokio::time::timeout(Duration::from_secs(5), ticks.next())
+            .await
+            .expect("within 5 s")
+            .expect("an item")
+            .expect("an item");
+        if let EventItem::Event(occurrence) = item {
+            heard += 1;
+            assert_eq!(occurrence.data["tick"], heard);
+        }
+    }
+    assert_eq!(ticks.cursor(), None);
+}
