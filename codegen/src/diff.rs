@@ -82,6 +82,17 @@ pub fn catalog_of(capture: &Capture) -> catalog::Catalog<'_> {
                     .collect(),
             })
             .collect(),
+        events: capture
+            .events
+            .iter()
+            .map(|e| catalog::EventType {
+                name: &e.name,
+                delivery: e.delivery.iter().map(String::as_str).collect(),
+                input_schema: &e.input_schema,
+                payload_schema: &e.payload_schema,
+                raw: &e.raw,
+            })
+            .collect(),
     }
 }
 

@@ -231,7 +231,8 @@ fn event_methods(plan: &EventPlan<'_>, poll: &str, stream: &str) -> [TokenStream
         &format!(
             "{about}\n\nIts occurrences{hears}, as they come: by push when the server offers \
              it, else by poll (`options` may choose), resumed from the last cursor after a \
-             dropped connection; each `eventId` once."
+             dropped connection; each `eventId` once. Fails at once, as a call does, when the \
+             event type drifted from what this module was generated from."
         ),
         METHOD_DOC_WIDTH,
     );
@@ -248,17 +249,26 @@ fn event_methods(plan: &EventPlan<'_>, poll: &str, stream: &str) -> [TokenStream
                 ::mcp_bindgen::events::EventPage<#payload>,
                 ::mcp_bindgen::Error,
             > {
+                self.caller
+                    .check_catalog(&PROVENANCE, ::mcp_bindgen::drift::Kind::Event, #name)
+                    .await?;
                 ::mcp_bindgen::events::poll(&self.caller, #name, #pass, cursor).await
             }
         },
         quote! {
             #stream_doc
-            pub fn #stream(
+            pub async fn #stream(
                 &self,
                 #param
                 options: ::mcp_bindgen::events::EventOptions,
-            ) -> ::mcp_bindgen::events::EventStream<#payload> {
-                ::mcp_bindgen::events::stream(&self.caller, #name, #pass, options)
+            ) -> ::std::result::Result<
+                ::mcp_bindgen::events::EventStream<#payload>,
+                ::mcp_bindgen::Error,
+            > {
+                self.caller
+                    .check_catalog(&PROVENANCE, ::mcp_bindgen::drift::Kind::Event, #name)
+                    .await?;
+                Ok(::mcp_bindgen::events::stream(&self.caller, #name, #pass, options))
             }
         },
     ]

@@ -135,6 +135,14 @@ fn skill(name: &str, folder: &str, digest: char) -> Value {
                        "resources": [{"uri": uri, "digest": digest, "size": 1}]}]})
 }
 
+/// A capture with the event type `e`, delivered by `delivery`, its payload's `kind` one of
+/// `kinds`.
+fn event(delivery: &[&str], kinds: &[&str]) -> Value {
+    json!({"events": [{"name": "e", "delivery": delivery, "inputSchema": {"type": "object"},
+        "payloadSchema": {"type": "object", "properties": {"kind": {"enum": kinds}},
+            "required": ["kind"]}}]})
+}
+
 fn template(uri_template: &str) -> Value {
     json!({"resourceTemplates": [{"name": "t", "uriTemplate": uri_template}]})
 }
@@ -207,6 +215,32 @@ fn fixed_cases() -> Vec<Case> {
             "resource-template-changed",
             (template("game://e/{id}"), template("game://e/{key}")),
             (template("game://e/{id}"), template("game://e/{id}")),
+        ),
+        wire(
+            "event-removed",
+            (event(&["poll"], &["a"]), json!({})),
+            (event(&["poll"], &["a"]), event(&["poll", "push"], &["a"])),
+        ),
+        wire(
+            "event-added",
+            (json!({}), event(&["poll"], &["a"])),
+            (event(&["poll"], &["a"]), event(&["poll"], &["a"])),
+        ),
+        wire(
+            "event-delivery-removed",
+            (event(&["poll", "push"], &["a"]), event(&["poll"], &["a"])),
+            (event(&["poll"], &["a"]), event(&["poll", "push"], &["a"])),
+        ),
+        wire(
+            "event-delivery-added",
+            (event(&["poll"], &["a"]), event(&["poll", "push"], &["a"])),
+            (event(&["poll", "push"], &["a"]), event(&["poll"], &["a"])),
+        ),
+        // A payload is compared as a result is: a value it may now carry breaks a reader.
+        wire(
+            "output-enum-widened",
+            (event(&["poll"], &["a"]), event(&["poll"], &["a", "b"])),
+            (event(&["poll"], &["a", "b"]), event(&["poll"], &["a"])),
         ),
         wire(
             "skill-removed",
@@ -920,4 +954,47 @@ fn the_node_budget_is_reported() {
         "{}",
         incomplete[0].message
     );
+}
+
+/// An event type's changes name it as an event type, at pointers under its own schemas.
+#[test]
+fn an_event_types_changes_are_its_own() {
+    let old = event(&["poll", "push"], &["a"]);
+    let mut new = event(&["poll"], &["a", "b"]);
+    new["events"][0]["inputSchema"] = json!({"type": "object",
+        "properties": {"team": {"type": "string"}}, "required": ["team"]});
+    let report = run(&old, &new, Level::Wire);
+    let found: Vec<(String, String, String)> = report
+        .changes
+        .iter()
+        .map(|c| {
+            assert_eq!(c.kind, diff::Kind::Event, "{}", c.rule);
+            assert_eq!(c.tool, "e");
+            (
+                c.rule.clone(),
+                c.pointer.clone(),
+                c.severity.as_str().to_owned(),
+            )
+        })
+        .collect();
+    for expected in [
+        ("event-delivery-removed", "/delivery", "breaking"),
+        (
+            "input-required-property-added",
+            "/inputSchema/properties/team",
+            "breaking",
+        ),
+        (
+            "output-enum-widened",
+            "/payloadSchema/properties/kind/enum",
+            "breaking",
+        ),
+    ] {
+        assert!(
+            found
+                .iter()
+                .any(|(r, p, s)| (r.as_str(), p.as_str(), s.as_str()) == expected),
+            "{expected:?} not in {found:?}"
+        );
+    }
 }

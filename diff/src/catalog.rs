@@ -25,6 +25,23 @@ pub struct Catalog<'a> {
     pub templates: Vec<Template<'a>>,
     /// The Agent Skills.
     pub skills: Vec<Skill<'a>>,
+    /// The event types (the `io.modelcontextprotocol/events` extension).
+    pub events: Vec<EventType<'a>>,
+}
+
+/// An event type: its name, delivery modes and schemas (see [`crate::Kind::Event`]).
+#[derive(Debug, Clone)]
+pub struct EventType<'a> {
+    /// The event type's name.
+    pub name: &'a str,
+    /// Its delivery modes (`poll`, `push`, `webhook`).
+    pub delivery: Vec<&'a str>,
+    /// The JSON Schema of a subscription's arguments.
+    pub input_schema: &'a Value,
+    /// The JSON Schema of an occurrence's data.
+    pub payload_schema: &'a Value,
+    /// The descriptor as sent.
+    pub raw: &'a Value,
 }
 
 /// An Agent Skill: its name, the URI of its `SKILL.md` and its files' digests.
@@ -111,7 +128,38 @@ impl<'a> Catalog<'a> {
                 })
                 .collect(),
             skills: Vec::new(),
+            events: Vec::new(),
         }
+    }
+
+    /// The catalog with the event types of `events/list` (descriptors as a server sends
+    /// them; one without a `name` is left out, a missing schema is any object's).
+    #[must_use]
+    pub fn with_events(mut self, events: &'a [Value]) -> Self {
+        static ANY_OBJECT: std::sync::LazyLock<Value> =
+            std::sync::LazyLock::new(|| serde_json::json!({"type": "object"}));
+        self.events = events
+            .iter()
+            .filter_map(|e| {
+                let schema = |key: &str| match e.get(key) {
+                    Some(schema @ (Value::Object(_) | Value::Bool(_))) => schema,
+                    _ => &*ANY_OBJECT,
+                };
+                Some(EventType {
+                    name: e["name"].as_str()?,
+                    delivery: e["delivery"]
+                        .as_array()
+                        .into_iter()
+                        .flatten()
+                        .filter_map(Value::as_str)
+                        .collect(),
+                    input_schema: schema("inputSchema"),
+                    payload_schema: schema("payloadSchema"),
+                    raw: e,
+                })
+            })
+            .collect();
+        self
     }
 
     /// The catalog with the skills of `skills/list` (entries as a server sends them; one
@@ -144,6 +192,7 @@ impl<'a> Catalog<'a> {
             && self.resources.is_empty()
             && self.templates.is_empty()
             && self.skills.is_empty()
+            && self.events.is_empty()
     }
 
     /// What the rules read of it, as canonical JSON: an object of `prompts` (each `name` and
@@ -221,8 +270,31 @@ impl<'a> Catalog<'a> {
                 .collect();
             format!(",\"skills\":[{}]", skills.join(","))
         };
+        // Event types when there are any (name, sorted modes, schemas), first: keys sorted.
+        let events = if self.events.is_empty() {
+            String::new()
+        } else {
+            let mut events: Vec<&EventType<'_>> = self.events.iter().collect();
+            events.sort_by_key(|e| e.name);
+            let events: Vec<String> = events
+                .iter()
+                .map(|e| {
+                    let mut modes = e.delivery.clone();
+                    modes.sort_unstable();
+                    let modes: Vec<String> = modes.iter().map(|m| quote(m)).collect();
+                    format!(
+                        "{{\"delivery\":[{}],\"inputSchema\":{},\"name\":{},\"payloadSchema\":{}}}",
+                        modes.join(","),
+                        crate::events::canonical(e.input_schema),
+                        quote(e.name),
+                        crate::events::canonical(e.payload_schema)
+                    )
+                })
+                .collect();
+            format!("\"events\":[{}],", events.join(","))
+        };
         format!(
-            "{{\"prompts\":[{}],\"resourceTemplates\":[{}],\"resources\":[{}]{skills}}}",
+            "{{{events}\"prompts\":[{}],\"resourceTemplates\":[{}],\"resources\":[{}]{skills}}}",
             prompts.join(","),
             templates.join(","),
             resources.join(",")
@@ -261,6 +333,12 @@ impl<'a> Catalog<'a> {
                 .skills
                 .iter()
                 .filter(|s| other.skills.iter().any(|o| o.name == s.name))
+                .cloned()
+                .collect(),
+            events: self
+                .events
+                .iter()
+                .filter(|e| other.events.iter().any(|o| o.name == e.name))
                 .cloned()
                 .collect(),
         }
@@ -312,6 +390,7 @@ pub fn diff<'a>(old: &Catalog<'a>, new: &Catalog<'a>) -> Vec<Change> {
         &mut changes,
     );
     skills(old, new, &mut changes);
+    crate::events::diff(&old.events, &new.events, &mut changes);
     changes
 }
 

@@ -31,6 +31,7 @@
 #![deny(missing_docs)]
 
 pub mod catalog;
+mod events;
 mod format;
 pub mod inclusion;
 mod rename;
@@ -74,10 +75,12 @@ pub enum Kind {
     ResourceTemplate,
     /// An Agent Skill (the `io.modelcontextprotocol/skills` extension).
     Skill,
+    /// An event type (the `io.modelcontextprotocol/events` extension).
+    Event,
 }
 
 impl Kind {
-    /// `tool`, `prompt`, `resource`, `resource template` or `skill`.
+    /// `tool`, `prompt`, `resource`, `resource template`, `skill` or `event type`.
     pub fn as_str(self) -> &'static str {
         match self {
             Kind::Tool => "tool",
@@ -85,6 +88,7 @@ impl Kind {
             Kind::Resource => "resource",
             Kind::ResourceTemplate => "resource template",
             Kind::Skill => "skill",
+            Kind::Event => "event type",
         }
     }
 }

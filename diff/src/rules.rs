@@ -146,6 +146,10 @@ pub(crate) const SKILL_REMOVED: Rule = wire("skill-removed", Breaking);
 pub(crate) const SKILL_ADDED: Rule = wire("skill-added", Info);
 pub(crate) const SKILL_URI_CHANGED: Rule = wire("skill-uri-changed", Breaking);
 pub(crate) const SKILL_CHANGED: Rule = wire("skill-changed", Warning);
+pub(crate) const EVENT_REMOVED: Rule = wire("event-removed", Breaking);
+pub(crate) const EVENT_ADDED: Rule = wire("event-added", Info);
+pub(crate) const EVENT_DELIVERY_REMOVED: Rule = wire("event-delivery-removed", Breaking);
+pub(crate) const EVENT_DELIVERY_ADDED: Rule = wire("event-delivery-added", Info);
 
 /// Every rule with a fixed id (the constraint families are in [`CONSTRAINTS`]).
 pub const RULES: &[Rule] = &[
@@ -202,6 +206,10 @@ pub const RULES: &[Rule] = &[
     SKILL_ADDED,
     SKILL_URI_CHANGED,
     SKILL_CHANGED,
+    EVENT_REMOVED,
+    EVENT_ADDED,
+    EVENT_DELIVERY_REMOVED,
+    EVENT_DELIVERY_ADDED,
 ];
 
 /// The constraints of the `input-<constraint>-<outcome>` and `output-..` families.

@@ -298,22 +298,46 @@ mod tools {
 pub const TOOL_NAMES: &[&str] = &["kill"];
 
 /// What this module was generated from: the generator, and the digest and definitions of the
-/// tools its client calls. Before a call, the client transports compare it with the server's
-/// `tools/list` (see [`mcp_bindgen::drift`]).
-pub static PROVENANCE: Provenance = Provenance::with_input_schemas(
-    Provenance::new(
-        "mcp-bindgen 0.1.0",
-        "sha256:2b6522309bd820aa0422df13c38bf592550940628a4de5d95d12b22ff20e9ecb",
-        TOOL_NAMES,
-        concat!(
-            r#"[{"annotations":{"destructiveHint":false,"idempotentHint":false,"#,
-            r#""openWorldHint":false,"readOnlyHint":false},"description":"Kills a unit "#,
-            r#"of the given kind and side.","name":"kill","outputSchema":{"#,
-            r#""properties":{"result":{"maximum":4294967295,"minimum":0,"#,
-            r#""type":"integer"}},"required":["result"],"type":"object"}}]"#
+/// tools its client calls and of the prompts, resources and resource templates it uses. Before
+/// a call, the client transports compare it with the server's lists (see
+/// [`mcp_bindgen::drift`]).
+pub static PROVENANCE: Provenance = Provenance::with_catalog(
+    Provenance::with_input_schemas(
+        Provenance::new(
+            "mcp-bindgen 0.1.0",
+            "sha256:2b6522309bd820aa0422df13c38bf592550940628a4de5d95d12b22ff20e9ecb",
+            TOOL_NAMES,
+            concat!(
+                r#"[{"annotations":{"destructiveHint":false,"idempotentHint":false,"#,
+                r#""openWorldHint":false,"readOnlyHint":false},"description":"Kills a unit "#,
+                r#"of the given kind and side.","name":"kill","outputSchema":{"#,
+                r#""properties":{"result":{"maximum":4294967295,"minimum":0,"#,
+                r#""type":"integer"}},"required":["result"],"type":"object"}}]"#
+            ),
         ),
+        &[&schemas::KILL],
     ),
-    &[&schemas::KILL],
+    "sha256:725a8fefa10944690d53431aa9effdc0fe1f9451c9d2c0104d034200a6935ed4",
+    concat!(
+        r#"{"events":[{"delivery":["poll","push"],"inputSchema":{"properties":{"#,
+        r#""team":{"description":"Only this side's; both when absent.","oneOf":[{"#,
+        r#""const":"red","description":"The attackers.","type":"string"},{"#,
+        r#""const":"blue","description":"The defenders.","type":"string"}]}},"#,
+        r#""type":"object"},"name":"unit_died","payloadSchema":{"properties":{"#,
+        r#""kind":{"description":"What it was (`archer`, `knight`, ...).","#,
+        r#""type":"string"},"team":{"description":"Its side.","oneOf":[{"#,
+        r#""const":"red","description":"The attackers.","type":"string"},{"#,
+        r#""const":"blue","description":"The defenders.","type":"string"}]},"#,
+        r#""unit":{"description":"The unit's id.","maximum":4294967295,"minimum":0,"#,
+        r#""type":"integer"}},"required":["unit","kind","team"],"type":"object"}},{"#,
+        r#""delivery":["poll"],"inputSchema":{"type":"object"},"#,
+        r#""name":"wave_started","payloadSchema":{"properties":{"size":{"#,
+        r#""description":"How many units it brings.","maximum":4294967295,"#,
+        r#""minimum":0,"type":"integer"},"wave":{"description":"The wave's number, "#,
+        r#"from 1.","maximum":4294967295,"minimum":0,"type":"integer"}},"#,
+        r#""required":["wave","size"],"type":"object"}}],"prompts":[],"#,
+        r#""resourceTemplates":[],"resources":[]}"#
+    ),
 );
 
 /// Typed client for the skirmish MCP server: one method per tool.
@@ -390,6 +414,9 @@ impl<C: ToolCaller> Client<C> {
         args: &types::UnitDiedSubscription,
         cursor: Option<&str>,
     ) -> Result<mcp_bindgen::events::EventPage<types::UnitDiedEvent>, Error> {
+        self.caller
+            .check_catalog(&PROVENANCE, mcp_bindgen::drift::Kind::Event, "unit_died")
+            .await?;
         mcp_bindgen::events::poll(&self.caller, "unit_died", args, cursor).await
     }
 
@@ -397,13 +424,17 @@ impl<C: ToolCaller> Client<C> {
     ///
     /// Its occurrences that `args` hear, as they come: by push when the server offers it, else
     /// by poll (`options` may choose), resumed from the last cursor after a dropped connection;
-    /// each `eventId` once.
-    pub fn stream_unit_died(
+    /// each `eventId` once. Fails at once, as a call does, when the event type drifted from
+    /// what this module was generated from.
+    pub async fn stream_unit_died(
         &self,
         args: &types::UnitDiedSubscription,
         options: mcp_bindgen::events::EventOptions,
-    ) -> mcp_bindgen::events::EventStream<types::UnitDiedEvent> {
-        mcp_bindgen::events::stream(&self.caller, "unit_died", args, options)
+    ) -> Result<mcp_bindgen::events::EventStream<types::UnitDiedEvent>, Error> {
+        self.caller
+            .check_catalog(&PROVENANCE, mcp_bindgen::drift::Kind::Event, "unit_died")
+            .await?;
+        Ok(mcp_bindgen::events::stream(&self.caller, "unit_died", args, options))
     }
 
     /// A wave of attackers started.
@@ -415,6 +446,9 @@ impl<C: ToolCaller> Client<C> {
         &self,
         cursor: Option<&str>,
     ) -> Result<mcp_bindgen::events::EventPage<types::WaveStartedEvent>, Error> {
+        self.caller
+            .check_catalog(&PROVENANCE, mcp_bindgen::drift::Kind::Event, "wave_started")
+            .await?;
         mcp_bindgen::events::poll(&self.caller, "wave_started", &NoArguments {}, cursor)
             .await
     }
@@ -423,16 +457,22 @@ impl<C: ToolCaller> Client<C> {
     ///
     /// Its occurrences, as they come: by push when the server offers it, else by poll
     /// (`options` may choose), resumed from the last cursor after a dropped connection; each
-    /// `eventId` once.
-    pub fn stream_wave_started(
+    /// `eventId` once. Fails at once, as a call does, when the event type drifted from what
+    /// this module was generated from.
+    pub async fn stream_wave_started(
         &self,
         options: mcp_bindgen::events::EventOptions,
-    ) -> mcp_bindgen::events::EventStream<types::WaveStartedEvent> {
-        mcp_bindgen::events::stream(
-            &self.caller,
-            "wave_started",
-            &NoArguments {},
-            options,
+    ) -> Result<mcp_bindgen::events::EventStream<types::WaveStartedEvent>, Error> {
+        self.caller
+            .check_catalog(&PROVENANCE, mcp_bindgen::drift::Kind::Event, "wave_started")
+            .await?;
+        Ok(
+            mcp_bindgen::events::stream(
+                &self.caller,
+                "wave_started",
+                &NoArguments {},
+                options,
+            ),
         )
     }
 }

@@ -68,7 +68,10 @@ async fn generated_methods_poll_and_stream_typed_occurrences() {
     };
     let start = client.poll_unit_died(&blue, None).await.expect("poll");
     assert!(start.events.is_empty());
-    let mut stream = client.stream_unit_died(&blue, EventOptions::new());
+    let mut stream = client
+        .stream_unit_died(&blue, EventOptions::new())
+        .await
+        .expect("no drift");
     let deadline = std::time::Instant::now() + Duration::from_secs(30);
     while game.died.streams() != 1 {
         assert!(std::time::Instant::now() < deadline, "no stream opened");
@@ -124,7 +127,10 @@ async fn generated_methods_poll_and_stream_typed_occurrences() {
 async fn a_type_offered_by_poll_only_is_streamed_by_polling() {
     let game = Running::start();
     let client = client(&game).await;
-    let mut waves = client.stream_wave_started(EventOptions::new());
+    let mut waves = client
+        .stream_wave_started(EventOptions::new())
+        .await
+        .expect("no drift");
     // The first poll (from now) gives the cursor; the waves after it are heard.
     let deadline = std::time::Instant::now() + Duration::from_secs(10);
     while waves.cursor().is_none() {
@@ -152,7 +158,9 @@ async fn a_type_offered_by_poll_only_is_streamed_by_polling() {
     assert_eq!(heard, [(1, 10), (2, 20)]);
     // Push is not offered: the server refuses it, and the stream says so.
     let mut pushed = client
-        .stream_wave_started(EventOptions::new().delivery(mcp_bindgen::events::Delivery::Push));
+        .stream_wave_started(EventOptions::new().delivery(mcp_bindgen::events::Delivery::Push))
+        .await
+        .expect("no drift");
     match pushed.next().await {
         Some(Ok(EventItem::Terminated(ended))) => {
             assert_eq!(ended.code, mcp_bindgen::events::code::UNSUPPORTED)
@@ -374,4 +382,91 @@ async fn our_client_reads_an_independent_python_server() {
         }
     }
     assert_eq!(ticks.cursor(), None);
+}
+
+/// A side, one more than the capture knew.
+#[derive(
+    Clone, Copy, serde::Serialize, serde::Deserialize, mcp_bindgen::server::schemars::JsonSchema,
+)]
+#[serde(rename_all = "lowercase")]
+enum TeamNow {
+    /// The attackers.
+    Red,
+    /// The defenders.
+    Blue,
+    /// Mercenaries.
+    Green,
+}
+
+/// A unit died.
+#[derive(serde::Serialize, mcp_bindgen::server::schemars::JsonSchema)]
+struct UnitDiedNow {
+    /// The unit's id.
+    unit: u32,
+    /// What it was (`archer`, `knight`, ...).
+    kind: String,
+    /// Its side.
+    team: TeamNow,
+}
+
+/// Which deaths a subscription hears.
+#[derive(serde::Deserialize, mcp_bindgen::server::schemars::JsonSchema)]
+struct ByTeamNow {
+    /// Only this side's; both when absent.
+    #[allow(dead_code)]
+    team: Option<TeamNow>,
+}
+
+/// The generated module's drift guard covers its event types: a payload that may now carry a
+/// value the client cannot read, and a type gone, stop the calls under `Strict` before
+/// anything is sent.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_event_type_that_drifted_is_refused_before_it_is_read() {
+    use mcp_bindgen::server::{EventType, Registry, Server};
+    let mut registry = Registry::<()>::new("skirmish", "1.0.0");
+    registry.register_event(EventType::<UnitDiedNow, ByTeamNow>::new("unit_died"));
+    let mut server = Server::listen(registry, 0).expect("listens");
+    let url = format!("http://127.0.0.1:{}/mcp", server.port());
+    let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let frames = std::thread::spawn({
+        let stop = stop.clone();
+        move || {
+            while !stop.load(std::sync::atomic::Ordering::Relaxed) {
+                server.poll_for(&mut (), Duration::from_millis(1));
+                std::thread::sleep(Duration::from_millis(1));
+            }
+            server.destroy();
+        }
+    });
+    let caller = HttpClient::builder(&url)
+        .protocol(Protocol::Modern)
+        .drift_policy(mcp_bindgen::DriftPolicy::Strict)
+        .connect()
+        .await
+        .expect("connects");
+    let client = Client::new(caller);
+    let all = types::UnitDiedSubscription { team: None };
+    let widened = client
+        .stream_unit_died(&all, EventOptions::new())
+        .await
+        .expect_err("the payload widened");
+    assert!(
+        matches!(&widened, mcp_bindgen::Error::Drift { .. }),
+        "{widened}"
+    );
+    assert!(widened.to_string().contains("unit_died"), "{widened}");
+    let report = client
+        .caller()
+        .catalog_drift(&mcp_bindgen_tests::events::PROVENANCE);
+    let report = report.expect("a report");
+    let rules: Vec<&str> = report.changes.iter().map(|c| c.rule.as_str()).collect();
+    assert!(rules.contains(&"output-enum-widened"), "{rules:?}");
+    assert!(
+        rules.contains(&"event-removed"),
+        "wave_started is gone: {rules:?}"
+    );
+    let gone = client.poll_wave_started(None).await.expect_err("gone");
+    assert!(matches!(gone, mcp_bindgen::Error::Drift { .. }), "{gone}");
+    stop.store(true, std::sync::atomic::Ordering::Relaxed);
+    frames.join().expect("the frames end");
 }

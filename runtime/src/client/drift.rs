@@ -49,7 +49,9 @@ pub(crate) struct CatalogList {
     pub(crate) prompts: Vec<Value>,
     pub(crate) resources: Vec<Value>,
     pub(crate) templates: Vec<Value>,
-    /// The shortest `ttlMs` of the three (modern era).
+    /// `events/list`'s event types.
+    pub(crate) events: Vec<Value>,
+    /// The shortest `ttlMs` of the lists (modern era).
     pub(crate) ttl_ms: Option<u64>,
 }
 
@@ -59,6 +61,7 @@ pub(crate) struct CatalogNeeds {
     pub(crate) prompts: bool,
     pub(crate) resources: bool,
     pub(crate) templates: bool,
+    pub(crate) events: bool,
 }
 
 /// The drift state of one client: a [`Ledger`] of tools and one of catalogs.
@@ -346,6 +349,7 @@ impl Drift {
             needs.prompts |= uses("prompts");
             needs.resources |= uses("resources");
             needs.templates |= uses("resourceTemplates");
+            needs.events |= uses("events");
         }
         needs
     }
@@ -413,7 +417,8 @@ impl Drift {
         if self.policy == DriftPolicy::Off {
             return;
         }
-        let live = Catalog::from_json(&list.prompts, &list.resources, &list.templates);
+        let live = Catalog::from_json(&list.prompts, &list.resources, &list.templates)
+            .with_events(&list.events);
         let until = fresh_until(list.ttl_ms, modern);
         let reports = self
             .catalog
@@ -535,7 +540,8 @@ fn judge_catalog(guard: &mut Guard, live: &Catalog<'_>) -> DriftReport {
         list("prompts"),
         list("resources"),
         list("resourceTemplates"),
-    );
+    )
+    .with_events(list("events"));
     let mut report = DriftReport {
         expected: provenance.catalog_digest().to_owned(),
         live: live.restricted_to(&old).digest(),
@@ -549,6 +555,7 @@ fn judge_catalog(guard: &mut Guard, live: &Catalog<'_>) -> DriftReport {
         Kind::Resource => old.resources.iter().any(|r| r.name == c.tool),
         Kind::ResourceTemplate => old.templates.iter().any(|t| t.name == c.tool),
         Kind::Skill => old.skills.iter().any(|s| s.name == c.tool),
+        Kind::Event => old.events.iter().any(|e| e.name == c.tool),
         Kind::Tool => false,
     };
     report.changes = catalog::diff(&old, live).into_iter().filter(uses).collect();

@@ -100,8 +100,8 @@ pub(crate) async fn tool_list<T: Transport>(conn: &Connection<T>) -> Result<Tool
     Ok(list)
 }
 
-/// `prompts/list`, `resources/list` and `resources/templates/list`, every page of each, for
-/// the drift checks of the modules' catalogs: those of the three some module uses. A list
+/// `prompts/list`, `resources/list`, `resources/templates/list` and `events/list`, every page of
+/// each, for the drift checks of the modules' catalogs: those some module uses. A list
 /// the server does not serve (`-32601`) is empty: what a module used from it is gone.
 pub(crate) async fn catalog_list<T: Transport>(conn: &Connection<T>) -> Result<CatalogList, Error> {
     let session = &conn.session;
@@ -116,6 +116,7 @@ pub(crate) async fn catalog_list<T: Transport>(conn: &Connection<T>) -> Result<C
             "resourceTemplates",
             needs.templates,
         ),
+        ("events/list", "events", needs.events),
     ] {
         if !needed {
             continue;
@@ -132,6 +133,7 @@ pub(crate) async fn catalog_list<T: Transport>(conn: &Connection<T>) -> Result<C
         match key {
             "prompts" => list.prompts = pages.items,
             "resources" => list.resources = pages.items,
+            "events" => list.events = pages.items,
             _ => list.templates = pages.items,
         }
     }
