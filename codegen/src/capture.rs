@@ -558,11 +558,11 @@ impl Reader<'_> {
                     .unwrap_or_else(|| serde_json::json!({"type": "object"}));
                 match schema {
                     Value::Object(_) | Value::Bool(_) => Ok(schema),
-                    other => Err(self.error(
+                    other => Err(Error::from(self.error(
                         &format!("{pointer}/{key}"),
                         format!("expected a JSON Schema, found {}", kind(&other)),
                         HELP,
-                    )),
+                    ))),
                 }
             };
             let input_schema = schema("inputSchema")?;
