@@ -12,6 +12,10 @@
 //! registers the `arena_census` tool from gameplay, and `close_arena` removes it. Connected
 //! clients are told in the frame it happens (`notifications/tools/list_changed` on a legacy
 //! session's GET stream, or on a 2026-07-28 `subscriptions/listen` stream).
+//!
+//! Gameplay tells agents what happens as it happens ([`events`]): an entity spawned or
+//! destroyed, the arena opened, a line logged at error level, each emitted in its frame and
+//! read by `events/stream` or `events/poll` (MCP 2026-07-28).
 
 use std::collections::{BTreeSet, VecDeque};
 use std::panic::{AssertUnwindSafe, catch_unwind};
@@ -22,6 +26,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 pub mod components;
+pub mod events;
 pub mod tools;
 
 pub use components::{Health, Label, Transform2D, Velocity};
@@ -55,6 +60,8 @@ pub struct Game {
     running: Vec<(u64, u64, Call<tools::FramesRun>)>,
     /// Changes the served tools from gameplay; taken from the server on the first frame.
     tools: Option<Registrar<Game>>,
+    /// Emits the game's events; found in the server's registry on the first frame.
+    emit: Option<events::Emitters>,
 }
 
 impl std::fmt::Debug for Game {
@@ -115,6 +122,7 @@ impl Game {
             crash: None,
             running: Vec::new(),
             tools: None,
+            emit: None,
         }
     }
 
@@ -161,13 +169,25 @@ impl Game {
                         rotation: 0.0,
                     },));
                     self.log(format!("spawned {} at ({x}, {y})", entity.to_bits()));
+                    if let Some(emit) = self.emit.as_ref().and_then(|e| e.spawned.as_ref()) {
+                        emit.emit(events::EntitySpawned {
+                            entity: entity.to_bits().get(),
+                            x,
+                            y,
+                            frame: self.frame,
+                        });
+                    }
                 }
+                "destroy" => self.destroy(&event.payload),
                 "crash" => panic!("gameplay error: {}", event.payload),
                 "open_arena" => {
                     if let Some(tools) = &self.tools {
                         tools.register::<tools::ArenaCensus>();
                     }
                     self.log("the arena is open: arena_census is served".to_owned());
+                    if let Some(emit) = self.emit.as_ref().and_then(|e| e.arena_opened.as_ref()) {
+                        emit.emit(events::ArenaOpened { frame: self.frame });
+                    }
                 }
                 "close_arena" => {
                     if let Some(tools) = &self.tools {
@@ -184,6 +204,33 @@ impl Game {
         }
         self.dirty.clear();
         self.finish_run_frames();
+    }
+
+    /// The `destroy` event: despawns `payload.entity` (an id from `query`), and tells agents.
+    fn destroy(&mut self, payload: &Value) {
+        let Some(entity) = payload
+            .get("entity")
+            .and_then(Value::as_u64)
+            .and_then(hecs::Entity::from_bits)
+            .filter(|e| self.world.contains(*e))
+        else {
+            self.log(format!("destroy: no entity {}", payload["entity"]));
+            return;
+        };
+        let label = self
+            .world
+            .get::<&Label>(entity)
+            .ok()
+            .map(|l| l.text.clone());
+        let _ = self.world.despawn(entity);
+        self.log(format!("destroyed {}", entity.to_bits()));
+        if let Some(emit) = self.emit.as_ref().and_then(|e| e.destroyed.as_ref()) {
+            emit.emit(events::EntityDestroyed {
+                entity: entity.to_bits().get(),
+                label,
+                frame: self.frame,
+            });
+        }
     }
 
     /// Starts a `run_frames` call: answered once `frames` more frames have run.
@@ -220,6 +267,7 @@ impl Game {
     pub fn frame(&mut self, server: &mut Server<Game>) -> bool {
         if self.tools.is_none() {
             self.tools = Some(server.registry().registrar());
+            self.emit = Some(events::Emitters::of(server.registry()));
         }
         if self.crash.is_none() && catch_unwind(AssertUnwindSafe(|| self.update())).is_err() {
             let traceback = format!(
@@ -227,6 +275,12 @@ impl Game {
                 self.frame
             );
             self.log(traceback.clone());
+            if let Some(emit) = self.emit.as_ref().and_then(|e| e.error_logged.as_ref()) {
+                emit.emit(events::ErrorLogged {
+                    line: self.logs(1).pop().unwrap_or_default(),
+                    frame: self.frame,
+                });
+            }
             self.crash = Some(traceback.clone());
             server.registry_mut().set_crashed(traceback);
         }
@@ -240,6 +294,7 @@ pub fn registry() -> Registry<Game> {
         "Debug tools of the tecs example game. Start with components_info, query and info; use modify for a partial component update and set for a complete value or a missing component. Prefer these to run_lua.",
     );
     tools::register(&mut registry);
+    events::register(&mut registry);
     registry.register_skill(skill());
     registry
 }
@@ -258,8 +313,8 @@ pub fn skill() -> Skill {
     Skill::from_files("play-tecs", FILES).unwrap_or_else(|e| panic!("{e}"))
 }
 
-/// The game's `tools/list` and `skills/list`, as a capture (`protocolVersion`, `serverInfo`,
-/// `tools`, `skills`), read
+/// The game's `tools/list`, `skills/list` and `events/list`, as a capture (`protocolVersion`,
+/// `serverInfo`, `tools`, `skills`, `events`), read
 /// through `dispatch` exactly as a client would see it.
 ///
 /// Object keys are sorted (arrays keep their order): the order in which serde_json keeps keys
@@ -280,6 +335,10 @@ pub fn capture() -> Value {
     );
     let list = ask(r#"{"jsonrpc":"2.0","id":2,"method":"tools/list"}"#);
     let skills = ask(r#"{"jsonrpc":"2.0","id":3,"method":"skills/list"}"#);
+    // Event types are a 2026-07-28 extension: listed in that era.
+    let events = ask(
+        r#"{"jsonrpc":"2.0","id":4,"method":"events/list","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}"#,
+    );
     let mut capture = serde_json::Map::new();
     capture.insert("protocolVersion".into(), init["protocolVersion"].clone());
     // The version changes with every release; a capture records the server, not the build.
@@ -289,6 +348,7 @@ pub fn capture() -> Value {
     );
     capture.insert("tools".into(), list["tools"].clone());
     capture.insert("skills".into(), skills["skills"].clone());
+    capture.insert("events".into(), events["events"].clone());
     sorted(Value::Object(capture))
 }
 

@@ -434,7 +434,7 @@ impl Handler<Game> for ArenaCensus {
 }
 
 /// Send an event to gameplay, handled on the next frame (`spawn` with `{x, y}` places an
-/// entity); works after a crash.
+/// entity, `destroy` with `{entity}` removes one); works after a crash.
 #[derive(Debug, McpTool, Deserialize, JsonSchema)]
 #[mcp(when_crashed)]
 pub struct SendEvent {

@@ -413,3 +413,81 @@ async fn the_game_teaches_agents_to_play_it_with_a_skill() {
         );
     }
 }
+
+/// An agent subscribed to `entity_destroyed` (by push, typed through the generated client)
+/// hears a destroy with the frame it happened in, and only the entities its filter names.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_agent_hears_a_destroy_the_frame_it_happens() {
+    use mcp_bindgen::events::{EventItem, EventOptions};
+    let game = Running::start();
+    let http = HttpClient::connect(format!("http://127.0.0.1:{}/mcp", game.port))
+        .await
+        .expect("connects");
+    let client = Client::new(http);
+    let crates = types::EntityDestroyedSubscription {
+        label_prefix: Some("crate".into()),
+    };
+    let mut destroyed = client
+        .stream_entity_destroyed(&crates, EventOptions::new())
+        .await
+        .expect("no drift");
+    let everyone = client
+        .query(&types::QueryArgs {
+            include: vec!["Label".into()],
+            limit: None,
+        })
+        .await
+        .expect("query");
+    let id_of = |label: &str| {
+        everyone
+            .entities
+            .iter()
+            .find(|e| e.components["Label"]["text"] == label)
+            .map(|e| e.id)
+            .expect(label)
+    };
+    let (player, crate0) = (id_of("player"), id_of("crate-0"));
+    // The stream is open once the server has answered its first frame of it: wait for the
+    // `active` (the stream's cursor).
+    let deadline = std::time::Instant::now() + Duration::from_secs(10);
+    while destroyed.cursor().is_none() {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the stream never opened"
+        );
+        let _ = tokio::time::timeout(Duration::from_millis(20), destroyed.next()).await;
+    }
+    for entity in [player, crate0] {
+        client
+            .send_event(&types::SendEventArgs {
+                name: "destroy".into(),
+                payload: Some(json!({ "entity": entity })),
+            })
+            .await
+            .expect("send_event");
+    }
+    let heard = match tokio::time::timeout(Duration::from_secs(10), destroyed.next())
+        .await
+        .expect("within 10 s")
+        .expect("an item")
+        .expect("typed")
+    {
+        EventItem::Event(occurrence) => occurrence.data,
+        other => panic!("{other:?}"),
+    };
+    assert_eq!(heard.entity, crate0, "the player is filtered out");
+    assert_eq!(heard.label.as_deref(), Some("crate-0"));
+    // The occurrence carries the frame the entity went in, as the game's log has it.
+    let logs = client
+        .get_logs(&types::GetLogsArgs { limit: Some(50) })
+        .await
+        .expect("get_logs");
+    let line = format!("[frame {}] destroyed {crate0}", heard.frame);
+    assert!(logs.lines.contains(&line), "{line} not in {:?}", logs.lines);
+    assert!(
+        tokio::time::timeout(Duration::from_millis(200), destroyed.next())
+            .await
+            .is_err(),
+        "nothing else: the player's destruction is not a crate's"
+    );
+}

@@ -170,6 +170,7 @@ where
         descriptor.insert("inputSchema".into(), input_schema.clone());
         descriptor.insert("payloadSchema".into(), Value::Object(payload_schema));
         Kind {
+            payload: std::any::TypeId::of::<P>(),
             input: crate::CompiledSchema::new(&input_schema),
             name_json: Value::String(self.name.clone()).to_string(),
             name: self.name,
@@ -274,6 +275,8 @@ const LEASE: Duration = Duration::from_secs(300);
 /// One event type as the hub keeps it.
 pub(crate) struct Kind {
     pub(crate) name: String,
+    /// The payload's Rust type, for [`Hub::emitter`].
+    payload: std::any::TypeId,
     /// The name as a JSON string.
     name_json: String,
     /// The `events/list` entry.
@@ -578,6 +581,14 @@ impl Hub {
             }
         }
         kind
+    }
+
+    /// The event type `name`, when its payload is `P`.
+    pub(crate) fn find<P: 'static>(&self, name: &str) -> Option<Arc<Kind>> {
+        self.kinds()
+            .iter()
+            .find(|k| k.name == name && k.payload == std::any::TypeId::of::<P>())
+            .cloned()
     }
 
     /// Removes the event type `name`; its streams end with `terminated`.

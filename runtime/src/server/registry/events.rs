@@ -34,6 +34,15 @@ impl<Ctx> Registry<Ctx> {
         self.events.remove(name)
     }
 
+    /// An emitter of the event type `name`, when one is served whose payload is `P`: for
+    /// gameplay that is built apart from the registry (it finds its emitters by name).
+    pub fn emitter<P>(&self, name: &str) -> Option<Emitter<P>>
+    where
+        P: serde::Serialize + Send + Sync + 'static,
+    {
+        self.events.find::<P>(name).map(Emitter::new)
+    }
+
     /// The names of the event types served, in registration order.
     pub fn event_names(&self) -> Vec<String> {
         self.events.all().iter().map(|k| k.name.clone()).collect()
