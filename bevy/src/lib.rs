@@ -79,12 +79,14 @@ use mcp_bindgen::server::{
 
 mod app_tools;
 mod crash;
+mod events;
 mod logs;
 mod reflect;
 mod resources;
 mod world_tools;
 
 pub use crash::record_failure;
+pub use events::{ComponentChanged, EntityFilter, McpEventsExt};
 pub use logs::{Level, Record, push as push_log};
 
 /// The built-in tools' argument and result types (what the generated client's types mirror).
@@ -477,6 +479,14 @@ fn start(world: &mut World) {
         }
         register(&mut registry);
     }
+    let events = world
+        .remove_resource::<events::PendingEvents>()
+        .map(|p| p.0)
+        .unwrap_or_default();
+    for register in events {
+        let insert = register(&mut registry);
+        insert(world);
+    }
     if let Some(dir) = skills_dir(&config)
         && let Err(e) = registry.register_skills_dir(&dir)
     {
@@ -640,6 +650,20 @@ fn add_tool(world: &mut World, read_only: bool, name: &'static str, register: Re
         .get_resource_or_insert_with(PendingTools::default)
         .0
         .push((read_only, name, register));
+}
+
+/// The event types the running server serves, in `events/list` order; empty before the
+/// server started or when it could not listen.
+pub fn served_events(world: &World) -> Vec<mcp_bindgen::events::EventDescriptor> {
+    world
+        .get_resource::<McpServer>()
+        .map_or_else(Vec::new, |s| {
+            s.server
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner)
+                .registry()
+                .event_types()
+        })
 }
 
 /// The tools the running server serves, in `tools/list` order (their `to_json` is what

@@ -304,6 +304,31 @@ pub mod types {
         pub entity: u64,
     }
 
+    /// One occurrence of the `health_changed` event.
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
+    pub struct HealthChangedEvent {
+        /// The entity (its `to_bits`, as the world tools name entities).
+        pub entity: u64,
+        pub value: HealthChangedEventValue,
+    }
+
+    /// The component's value after the change.
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
+    pub struct HealthChangedEventValue {
+        /// Now.
+        pub current: u32,
+        /// At most.
+        pub max: u32,
+    }
+
+    /// What a subscription to the `health_changed` event hears.
+    #[derive(Deserialize, Serialize, Clone, Debug, Default, PartialEq)]
+    pub struct HealthChangedSubscription {
+        /// Only this entity's (its id, as the world tools give it); every entity's when absent.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub entity: Option<u64>,
+    }
+
     /// The arguments of `insert`.
     #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
     pub struct InsertArgs {
@@ -557,6 +582,15 @@ pub mod types {
         pub time_scale: f64,
         /// Whether it was paused before the call.
         pub was_paused: bool,
+    }
+
+    /// One occurrence of the `wave_arrived` event.
+    #[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
+    pub struct WaveArrivedEvent {
+        /// How many units it brought.
+        pub units: u32,
+        /// The wave's number, from 1.
+        pub wave: u32,
     }
 
     /// Generation of default values for serde.
@@ -890,227 +924,251 @@ pub const TOOL_NAMES: &[&str] = &[
 ];
 
 /// What this module was generated from: the generator, and the digest and definitions of the
-/// tools its client calls. Before a call, the client transports compare it with the server's
-/// `tools/list` (see [`mcp_bindgen::drift`]).
-pub static PROVENANCE: Provenance = Provenance::with_input_schemas(
-    Provenance::new(
-        "mcp-bindgen 0.1.0",
-        "sha256:d4c4ac3ed612d6bd25c3241c1060ae0b8bee551e0e87c432ff1cdf65db77d814",
-        TOOL_NAMES,
-        concat!(
-            r#"[{"annotations":{"destructiveHint":false,"idempotentHint":true,"#,
-            r#""openWorldHint":false,"readOnlyHint":true},"description":"List the "#,
-            r#"reflectable components, resources, messages and events of the app, each "#,
-            r#"with the JSON Schema of its value","name":"components_info","#,
-            r#""outputSchema":{"properties":{"types":{"description":"Components, "#,
-            r#"resources, messages and events, sorted by type path.","items":{"#,
-            r#""description":"One reflected type.","properties":{"kinds":{"#,
-            r#""description":"What it is: `component`, `resource`, `message`, "#,
-            r#"`event`.","items":{"type":"string"},"type":"array"},"schema":{"#,
-            r#""description":"The JSON Schema of its value."},"short_path":{"#,
-            r#""description":"The short path.","type":"string"},"type_path":{"#,
-            r#""description":"The full type path (what the other tools take).","#,
-            r#""type":"string"}},"required":["type_path","short_path","kinds","#,
-            r#""schema"],"type":"object"},"type":"array"}},"required":["types"],"#,
-            r#""type":"object"}},{"annotations":{"destructiveHint":false,"#,
-            r#""idempotentHint":true,"openWorldHint":false,"readOnlyHint":true},"#,
-            r#""description":"The app's name, frame count, clock state and crash "#,
-            r#"state","name":"context","outputSchema":{"properties":{"app":{"#,
-            r#""description":"The app's name (the plugin's `name`).","type":"string"},"#,
-            r#""crashed":{"description":"The first failure of a gameplay system, once "#,
-            r#"one failed (crash mode).","type":"string"},"elapsed_secs":{"#,
-            r#""description":"Virtual seconds elapsed; absent without "#,
-            r#"`Time<Virtual>`.","type":"number"},"failures":{"description":"Failures "#,
-            r#"recorded so far (the first puts the server in crash mode).","minimum":0,"#,
-            r#""type":"integer"},"frame":{"description":"Frames the plugin's system "#,
-            r#"has run.","minimum":0,"type":"integer"},"paused":{"#,
-            r#""description":"Whether virtual time is paused; absent without "#,
-            r#"`Time<Virtual>`.","type":"boolean"},"read_only":{"description":"Whether "#,
-            r#"only read-only tools are served.","type":"boolean"},"stepping":{"#,
-            r#""description":"Step calls waiting for their frames.","minimum":0,"#,
-            r#""type":"integer"},"time_scale":{"description":"Virtual time's relative "#,
-            r#"speed; absent without `Time<Virtual>`.","type":"number"},"version":{"#,
-            r#""description":"The app's version.","type":"string"}},"required":["app","#,
-            r#""version","frame","read_only","failures","stepping"],"type":"object"}},{"#,
-            r#""annotations":{"destructiveHint":true,"idempotentHint":false,"#,
-            r#""openWorldHint":false,"readOnlyHint":false},"description":"Despawn an "#,
-            r#"entity (and its descendants, as Bevy's despawn does)","name":"despawn","#,
-            r#""outputSchema":{"properties":{"entity":{"description":"Its bits.","#,
-            r#""minimum":0,"type":"integer"}},"required":["entity"],"type":"object"}},{"#,
-            r#""annotations":{"destructiveHint":false,"idempotentHint":true,"#,
-            r#""openWorldHint":false,"readOnlyHint":true},"description":"Read an "#,
-            r#"entity's components (all reflectable ones, or those named)","#,
-            r#""name":"get","outputSchema":{"properties":{"components":{"#,
-            r#""additionalProperties":true,"description":"Component values by type "#,
-            r#"path.","type":"object"},"entity":{"description":"The entity's bits "#,
-            r#"(what the other tools take).","minimum":0,"type":"integer"}},"#,
-            r#""required":["entity","components"],"type":"object"}},{"annotations":{"#,
-            r#""destructiveHint":false,"idempotentHint":true,"openWorldHint":false,"#,
-            r#""readOnlyHint":true},"description":"The app's recent log records, "#,
-            r#"oldest first, filtered by level and by sequence number","#,
-            r#""name":"get_logs","outputSchema":{"properties":{"last_seq":{"#,
-            r#""description":"The newest record's sequence number (pass as `since` to "#,
-            r#"get only newer ones).","minimum":0,"type":"integer"},"records":{"#,
-            r#""description":"The records.","items":{"description":"One log record.","#,
-            r#""properties":{"level":{"description":"Its severity.","oneOf":[{"#,
-            r#""const":"error","description":"A failure.","type":"string"},{"#,
-            r#""const":"warn","description":"Something unexpected that the app "#,
-            r#"survived.","type":"string"},{"const":"info","description":"Progress.","#,
-            r#""type":"string"},{"const":"debug","description":"Detail for a "#,
-            r#"developer.","type":"string"},{"const":"trace","#,
-            r#""description":"Fine-grained detail.","type":"string"}]},"message":{"#,
-            r#""description":"The message.","type":"string"},"seq":{"description":"Its "#,
-            r#"sequence number (increasing; pass the last one seen as `since`).","#,
-            r#""minimum":0,"type":"integer"},"target":{"description":"The module or "#,
-            r#"subsystem that logged it.","type":"string"},"time_ms":{"#,
-            r#""description":"Milliseconds since the Unix epoch.","minimum":0,"#,
-            r#""type":"integer"}},"required":["seq","time_ms","level","target","#,
-            r#""message"],"type":"object"},"type":"array"}},"required":["records","#,
-            r#""last_seq"],"type":"object"}},{"annotations":{"destructiveHint":false,"#,
-            r#""idempotentHint":true,"openWorldHint":false,"readOnlyHint":false},"#,
-            r#""description":"Insert whole component values on an entity, replacing "#,
-            r#"those it has","name":"insert","outputSchema":{"properties":{"#,
-            r#""components":{"additionalProperties":true,"description":"The values of "#,
-            r#"the components the call named, as stored now.","type":"object"},"#,
-            r#""entity":{"description":"The entity's bits.","minimum":0,"#,
-            r#""type":"integer"}},"required":["entity","components"],"type":"object"}},"#,
-            r#"{"annotations":{"destructiveHint":false,"idempotentHint":true,"#,
-            r#""openWorldHint":false,"readOnlyHint":false},"description":"Change named "#,
-            r#"fields of one component on an entity, leaving its other fields as they "#,
-            r#"are","name":"modify","outputSchema":{"properties":{"components":{"#,
-            r#""additionalProperties":true,"description":"The values of the components "#,
-            r#"the call named, as stored now.","type":"object"},"entity":{"#,
-            r#""description":"The entity's bits.","minimum":0,"type":"integer"}},"#,
-            r#""required":["entity","components"],"type":"object"}},{"annotations":{"#,
-            r#""destructiveHint":false,"idempotentHint":true,"openWorldHint":false,"#,
-            r#""readOnlyHint":false},"description":"Pause virtual time: systems still "#,
-            r#"run each frame, but virtual time stops advancing","name":"pause","#,
-            r#""outputSchema":{"properties":{"elapsed_secs":{"description":"Virtual "#,
-            r#"seconds elapsed.","type":"number"},"paused":{"description":"Whether "#,
-            r#"virtual time is paused now.","type":"boolean"},"time_scale":{"#,
-            r#""description":"Virtual time's relative speed now.","type":"number"},"#,
-            r#""was_paused":{"description":"Whether it was paused before the call.","#,
-            r#""type":"boolean"}},"required":["paused","was_paused","time_scale","#,
-            r#""elapsed_secs"],"type":"object"}},{"annotations":{"#,
-            r#""destructiveHint":false,"idempotentHint":true,"openWorldHint":false,"#,
-            r#""readOnlyHint":true},"description":"Check that the app answers; returns "#,
-            r#"the frame it answered in","name":"ping","outputSchema":{"properties":{"#,
-            r#""frame":{"description":"The frame that answered (frames the plugin's "#,
-            r#"system has run).","minimum":0,"type":"integer"},"pong":{"#,
-            r#""description":"Always true.","type":"boolean"}},"required":["pong","#,
-            r#""frame"],"type":"object"}},{"annotations":{"destructiveHint":false,"#,
-            r#""idempotentHint":true,"openWorldHint":false,"readOnlyHint":true},"#,
-            r#""description":"Find entities having all `with` components and none of "#,
-            r#"`without`, with their values; paged by `limit` and `cursor`","#,
-            r#""name":"query","outputSchema":{"properties":{"entities":{"#,
-            r#""description":"The entities of this page, in increasing entity order.","#,
-            r#""items":{"description":"An entity and component values.","properties":{"#,
-            r#""components":{"additionalProperties":true,"description":"Component "#,
-            r#"values by type path.","type":"object"},"entity":{"description":"The "#,
-            r#"entity's bits (what the other tools take).","minimum":0,"#,
-            r#""type":"integer"}},"required":["entity","components"],"type":"object"},"#,
-            r#""type":"array"},"next_cursor":{"description":"Pass as `cursor` for the "#,
-            r#"next page; absent on the last page.","type":"string"},"total":{"#,
-            r#""description":"How many entities match in all.","minimum":0,"#,
-            r#""type":"integer"}},"required":["entities","total"],"type":"object"}},{"#,
-            r#""annotations":{"destructiveHint":true,"idempotentHint":true,"#,
-            r#""openWorldHint":false,"readOnlyHint":false},"description":"Remove "#,
-            r#"components from an entity","name":"remove","outputSchema":{"#,
-            r#""properties":{"absent":{"description":"The components named that it did "#,
-            r#"not have.","items":{"type":"string"},"type":"array"},"entity":{"#,
-            r#""description":"The entity's bits.","minimum":0,"type":"integer"},"#,
-            r#""removed":{"description":"The components it had and no longer has.","#,
-            r#""items":{"type":"string"},"type":"array"}},"required":["entity","#,
-            r#""removed","absent"],"type":"object"}},{"annotations":{"#,
-            r#""destructiveHint":false,"idempotentHint":true,"openWorldHint":false,"#,
-            r#""readOnlyHint":true},"description":"Read a resource's value","#,
-            r#""name":"resource_get","outputSchema":{"properties":{"resource":{"#,
-            r#""description":"Its type path.","type":"string"},"value":{"#,
-            r#""description":"Its value."}},"required":["resource","value"],"#,
-            r#""type":"object"}},{"annotations":{"destructiveHint":false,"#,
-            r#""idempotentHint":true,"openWorldHint":false,"readOnlyHint":false},"#,
-            r#""description":"Set a resource's whole value (inserting it when absent)","#,
-            r#""name":"resource_set","outputSchema":{"properties":{"resource":{"#,
-            r#""description":"Its type path.","type":"string"},"value":{"#,
-            r#""description":"Its value."}},"required":["resource","value"],"#,
-            r#""type":"object"}},{"annotations":{"destructiveHint":false,"#,
-            r#""idempotentHint":true,"openWorldHint":false,"readOnlyHint":false},"#,
-            r#""description":"Resume virtual time","name":"resume","outputSchema":{"#,
-            r#""properties":{"elapsed_secs":{"description":"Virtual seconds elapsed.","#,
-            r#""type":"number"},"paused":{"description":"Whether virtual time is "#,
-            r#"paused now.","type":"boolean"},"time_scale":{"description":"Virtual "#,
-            r#"time's relative speed now.","type":"number"},"was_paused":{"#,
-            r#""description":"Whether it was paused before the call.","#,
-            r#""type":"boolean"}},"required":["paused","was_paused","time_scale","#,
-            r#""elapsed_secs"],"type":"object"}},{"annotations":{"#,
-            r#""destructiveHint":false,"idempotentHint":true,"openWorldHint":false,"#,
-            r#""readOnlyHint":true},"description":"The score and how many units each "#,
-            r#"team has","name":"score_board","outputSchema":{"properties":{"blue":{"#,
-            r#""description":"Blue units.","maximum":4294967295,"minimum":0,"#,
-            r#""type":"integer"},"points":{"description":"Points.","minimum":0,"#,
-            r#""type":"integer"},"red":{"description":"Red units.","#,
-            r#""maximum":4294967295,"minimum":0,"type":"integer"},"waves":{"#,
-            r#""description":"Waves spawned.","maximum":4294967295,"minimum":0,"#,
-            r#""type":"integer"}},"required":["points","waves","red","blue"],"#,
-            r#""type":"object"}},{"annotations":{"destructiveHint":false,"#,
-            r#""idempotentHint":false,"openWorldHint":false,"readOnlyHint":false},"#,
-            r#""description":"Send a reflected message (read by systems next frame) or "#,
-            r#"trigger a reflected event (observers run now)","name":"send_event","#,
-            r#""outputSchema":{"properties":{"event":{"description":"The type path.","#,
-            r#""type":"string"},"kind":{"description":"`message` (written) or `event` "#,
-            r#"(triggered).","type":"string"}},"required":["event","kind"],"#,
-            r#""type":"object"}},{"annotations":{"destructiveHint":false,"#,
-            r#""idempotentHint":false,"openWorldHint":false,"readOnlyHint":false},"#,
-            r#""description":"Spawn an entity with the given components","#,
-            r#""name":"spawn","outputSchema":{"properties":{"entity":{"#,
-            r#""description":"The new entity's bits.","minimum":0,"type":"integer"}},"#,
-            r#""required":["entity"],"type":"object"}},{"annotations":{"#,
-            r#""destructiveHint":false,"idempotentHint":false,"openWorldHint":false,"#,
-            r#""readOnlyHint":false},"description":"Run `frames` frames with virtual "#,
-            r#"time advancing (from paused, pausing again after them), answering once "#,
-            r#"they ran, with progress each frame","execution":{"#,
-            r#""taskSupport":"optional"},"name":"step","outputSchema":{"properties":{"#,
-            r#""elapsed_secs":{"description":"Virtual seconds elapsed after the step.","#,
-            r#""type":"number"},"first_frame":{"description":"The first frame of the "#,
-            r#"step.","minimum":0,"type":"integer"},"frames":{"description":"Frames "#,
-            r#"run.","maximum":4294967295,"minimum":0,"type":"integer"},"last_frame":{"#,
-            r#""description":"The last frame of the step.","minimum":0,"#,
-            r#""type":"integer"},"paused":{"description":"Whether virtual time is "#,
-            r#"paused after the step.","type":"boolean"}},"required":["frames","#,
-            r#""first_frame","last_frame","paused","elapsed_secs"],"type":"object"}},{"#,
-            r#""annotations":{"destructiveHint":false,"idempotentHint":true,"#,
-            r#""openWorldHint":false,"readOnlyHint":false},"description":"Set virtual "#,
-            r#"time's speed relative to real time (1 = normal, 0.5 = half speed)","#,
-            r#""name":"time_scale","outputSchema":{"properties":{"elapsed_secs":{"#,
-            r#""description":"Virtual seconds elapsed.","type":"number"},"paused":{"#,
-            r#""description":"Whether virtual time is paused now.","type":"boolean"},"#,
-            r#""time_scale":{"description":"Virtual time's relative speed now.","#,
-            r#""type":"number"},"was_paused":{"description":"Whether it was paused "#,
-            r#"before the call.","type":"boolean"}},"required":["paused","was_paused","#,
-            r#""time_scale","elapsed_secs"],"type":"object"}}]"#
+/// tools its client calls and of the prompts, resources and resource templates it uses. Before
+/// a call, the client transports compare it with the server's lists (see
+/// [`mcp_bindgen::drift`]).
+pub static PROVENANCE: Provenance = Provenance::with_catalog(
+    Provenance::with_input_schemas(
+        Provenance::new(
+            "mcp-bindgen 0.1.0",
+            "sha256:d4c4ac3ed612d6bd25c3241c1060ae0b8bee551e0e87c432ff1cdf65db77d814",
+            TOOL_NAMES,
+            concat!(
+                r#"[{"annotations":{"destructiveHint":false,"idempotentHint":true,"#,
+                r#""openWorldHint":false,"readOnlyHint":true},"description":"List the "#,
+                r#"reflectable components, resources, messages and events of the app, each "#,
+                r#"with the JSON Schema of its value","name":"components_info","#,
+                r#""outputSchema":{"properties":{"types":{"description":"Components, "#,
+                r#"resources, messages and events, sorted by type path.","items":{"#,
+                r#""description":"One reflected type.","properties":{"kinds":{"#,
+                r#""description":"What it is: `component`, `resource`, `message`, "#,
+                r#"`event`.","items":{"type":"string"},"type":"array"},"schema":{"#,
+                r#""description":"The JSON Schema of its value."},"short_path":{"#,
+                r#""description":"The short path.","type":"string"},"type_path":{"#,
+                r#""description":"The full type path (what the other tools take).","#,
+                r#""type":"string"}},"required":["type_path","short_path","kinds","#,
+                r#""schema"],"type":"object"},"type":"array"}},"required":["types"],"#,
+                r#""type":"object"}},{"annotations":{"destructiveHint":false,"#,
+                r#""idempotentHint":true,"openWorldHint":false,"readOnlyHint":true},"#,
+                r#""description":"The app's name, frame count, clock state and crash "#,
+                r#"state","name":"context","outputSchema":{"properties":{"app":{"#,
+                r#""description":"The app's name (the plugin's `name`).","type":"string"},"#,
+                r#""crashed":{"description":"The first failure of a gameplay system, once "#,
+                r#"one failed (crash mode).","type":"string"},"elapsed_secs":{"#,
+                r#""description":"Virtual seconds elapsed; absent without "#,
+                r#"`Time<Virtual>`.","type":"number"},"failures":{"description":"Failures "#,
+                r#"recorded so far (the first puts the server in crash mode).","minimum":0,"#,
+                r#""type":"integer"},"frame":{"description":"Frames the plugin's system "#,
+                r#"has run.","minimum":0,"type":"integer"},"paused":{"#,
+                r#""description":"Whether virtual time is paused; absent without "#,
+                r#"`Time<Virtual>`.","type":"boolean"},"read_only":{"description":"Whether "#,
+                r#"only read-only tools are served.","type":"boolean"},"stepping":{"#,
+                r#""description":"Step calls waiting for their frames.","minimum":0,"#,
+                r#""type":"integer"},"time_scale":{"description":"Virtual time's relative "#,
+                r#"speed; absent without `Time<Virtual>`.","type":"number"},"version":{"#,
+                r#""description":"The app's version.","type":"string"}},"required":["app","#,
+                r#""version","frame","read_only","failures","stepping"],"type":"object"}},{"#,
+                r#""annotations":{"destructiveHint":true,"idempotentHint":false,"#,
+                r#""openWorldHint":false,"readOnlyHint":false},"description":"Despawn an "#,
+                r#"entity (and its descendants, as Bevy's despawn does)","name":"despawn","#,
+                r#""outputSchema":{"properties":{"entity":{"description":"Its bits.","#,
+                r#""minimum":0,"type":"integer"}},"required":["entity"],"type":"object"}},{"#,
+                r#""annotations":{"destructiveHint":false,"idempotentHint":true,"#,
+                r#""openWorldHint":false,"readOnlyHint":true},"description":"Read an "#,
+                r#"entity's components (all reflectable ones, or those named)","#,
+                r#""name":"get","outputSchema":{"properties":{"components":{"#,
+                r#""additionalProperties":true,"description":"Component values by type "#,
+                r#"path.","type":"object"},"entity":{"description":"The entity's bits "#,
+                r#"(what the other tools take).","minimum":0,"type":"integer"}},"#,
+                r#""required":["entity","components"],"type":"object"}},{"annotations":{"#,
+                r#""destructiveHint":false,"idempotentHint":true,"openWorldHint":false,"#,
+                r#""readOnlyHint":true},"description":"The app's recent log records, "#,
+                r#"oldest first, filtered by level and by sequence number","#,
+                r#""name":"get_logs","outputSchema":{"properties":{"last_seq":{"#,
+                r#""description":"The newest record's sequence number (pass as `since` to "#,
+                r#"get only newer ones).","minimum":0,"type":"integer"},"records":{"#,
+                r#""description":"The records.","items":{"description":"One log record.","#,
+                r#""properties":{"level":{"description":"Its severity.","oneOf":[{"#,
+                r#""const":"error","description":"A failure.","type":"string"},{"#,
+                r#""const":"warn","description":"Something unexpected that the app "#,
+                r#"survived.","type":"string"},{"const":"info","description":"Progress.","#,
+                r#""type":"string"},{"const":"debug","description":"Detail for a "#,
+                r#"developer.","type":"string"},{"const":"trace","#,
+                r#""description":"Fine-grained detail.","type":"string"}]},"message":{"#,
+                r#""description":"The message.","type":"string"},"seq":{"description":"Its "#,
+                r#"sequence number (increasing; pass the last one seen as `since`).","#,
+                r#""minimum":0,"type":"integer"},"target":{"description":"The module or "#,
+                r#"subsystem that logged it.","type":"string"},"time_ms":{"#,
+                r#""description":"Milliseconds since the Unix epoch.","minimum":0,"#,
+                r#""type":"integer"}},"required":["seq","time_ms","level","target","#,
+                r#""message"],"type":"object"},"type":"array"}},"required":["records","#,
+                r#""last_seq"],"type":"object"}},{"annotations":{"destructiveHint":false,"#,
+                r#""idempotentHint":true,"openWorldHint":false,"readOnlyHint":false},"#,
+                r#""description":"Insert whole component values on an entity, replacing "#,
+                r#"those it has","name":"insert","outputSchema":{"properties":{"#,
+                r#""components":{"additionalProperties":true,"description":"The values of "#,
+                r#"the components the call named, as stored now.","type":"object"},"#,
+                r#""entity":{"description":"The entity's bits.","minimum":0,"#,
+                r#""type":"integer"}},"required":["entity","components"],"type":"object"}},"#,
+                r#"{"annotations":{"destructiveHint":false,"idempotentHint":true,"#,
+                r#""openWorldHint":false,"readOnlyHint":false},"description":"Change named "#,
+                r#"fields of one component on an entity, leaving its other fields as they "#,
+                r#"are","name":"modify","outputSchema":{"properties":{"components":{"#,
+                r#""additionalProperties":true,"description":"The values of the components "#,
+                r#"the call named, as stored now.","type":"object"},"entity":{"#,
+                r#""description":"The entity's bits.","minimum":0,"type":"integer"}},"#,
+                r#""required":["entity","components"],"type":"object"}},{"annotations":{"#,
+                r#""destructiveHint":false,"idempotentHint":true,"openWorldHint":false,"#,
+                r#""readOnlyHint":false},"description":"Pause virtual time: systems still "#,
+                r#"run each frame, but virtual time stops advancing","name":"pause","#,
+                r#""outputSchema":{"properties":{"elapsed_secs":{"description":"Virtual "#,
+                r#"seconds elapsed.","type":"number"},"paused":{"description":"Whether "#,
+                r#"virtual time is paused now.","type":"boolean"},"time_scale":{"#,
+                r#""description":"Virtual time's relative speed now.","type":"number"},"#,
+                r#""was_paused":{"description":"Whether it was paused before the call.","#,
+                r#""type":"boolean"}},"required":["paused","was_paused","time_scale","#,
+                r#""elapsed_secs"],"type":"object"}},{"annotations":{"#,
+                r#""destructiveHint":false,"idempotentHint":true,"openWorldHint":false,"#,
+                r#""readOnlyHint":true},"description":"Check that the app answers; returns "#,
+                r#"the frame it answered in","name":"ping","outputSchema":{"properties":{"#,
+                r#""frame":{"description":"The frame that answered (frames the plugin's "#,
+                r#"system has run).","minimum":0,"type":"integer"},"pong":{"#,
+                r#""description":"Always true.","type":"boolean"}},"required":["pong","#,
+                r#""frame"],"type":"object"}},{"annotations":{"destructiveHint":false,"#,
+                r#""idempotentHint":true,"openWorldHint":false,"readOnlyHint":true},"#,
+                r#""description":"Find entities having all `with` components and none of "#,
+                r#"`without`, with their values; paged by `limit` and `cursor`","#,
+                r#""name":"query","outputSchema":{"properties":{"entities":{"#,
+                r#""description":"The entities of this page, in increasing entity order.","#,
+                r#""items":{"description":"An entity and component values.","properties":{"#,
+                r#""components":{"additionalProperties":true,"description":"Component "#,
+                r#"values by type path.","type":"object"},"entity":{"description":"The "#,
+                r#"entity's bits (what the other tools take).","minimum":0,"#,
+                r#""type":"integer"}},"required":["entity","components"],"type":"object"},"#,
+                r#""type":"array"},"next_cursor":{"description":"Pass as `cursor` for the "#,
+                r#"next page; absent on the last page.","type":"string"},"total":{"#,
+                r#""description":"How many entities match in all.","minimum":0,"#,
+                r#""type":"integer"}},"required":["entities","total"],"type":"object"}},{"#,
+                r#""annotations":{"destructiveHint":true,"idempotentHint":true,"#,
+                r#""openWorldHint":false,"readOnlyHint":false},"description":"Remove "#,
+                r#"components from an entity","name":"remove","outputSchema":{"#,
+                r#""properties":{"absent":{"description":"The components named that it did "#,
+                r#"not have.","items":{"type":"string"},"type":"array"},"entity":{"#,
+                r#""description":"The entity's bits.","minimum":0,"type":"integer"},"#,
+                r#""removed":{"description":"The components it had and no longer has.","#,
+                r#""items":{"type":"string"},"type":"array"}},"required":["entity","#,
+                r#""removed","absent"],"type":"object"}},{"annotations":{"#,
+                r#""destructiveHint":false,"idempotentHint":true,"openWorldHint":false,"#,
+                r#""readOnlyHint":true},"description":"Read a resource's value","#,
+                r#""name":"resource_get","outputSchema":{"properties":{"resource":{"#,
+                r#""description":"Its type path.","type":"string"},"value":{"#,
+                r#""description":"Its value."}},"required":["resource","value"],"#,
+                r#""type":"object"}},{"annotations":{"destructiveHint":false,"#,
+                r#""idempotentHint":true,"openWorldHint":false,"readOnlyHint":false},"#,
+                r#""description":"Set a resource's whole value (inserting it when absent)","#,
+                r#""name":"resource_set","outputSchema":{"properties":{"resource":{"#,
+                r#""description":"Its type path.","type":"string"},"value":{"#,
+                r#""description":"Its value."}},"required":["resource","value"],"#,
+                r#""type":"object"}},{"annotations":{"destructiveHint":false,"#,
+                r#""idempotentHint":true,"openWorldHint":false,"readOnlyHint":false},"#,
+                r#""description":"Resume virtual time","name":"resume","outputSchema":{"#,
+                r#""properties":{"elapsed_secs":{"description":"Virtual seconds elapsed.","#,
+                r#""type":"number"},"paused":{"description":"Whether virtual time is "#,
+                r#"paused now.","type":"boolean"},"time_scale":{"description":"Virtual "#,
+                r#"time's relative speed now.","type":"number"},"was_paused":{"#,
+                r#""description":"Whether it was paused before the call.","#,
+                r#""type":"boolean"}},"required":["paused","was_paused","time_scale","#,
+                r#""elapsed_secs"],"type":"object"}},{"annotations":{"#,
+                r#""destructiveHint":false,"idempotentHint":true,"openWorldHint":false,"#,
+                r#""readOnlyHint":true},"description":"The score and how many units each "#,
+                r#"team has","name":"score_board","outputSchema":{"properties":{"blue":{"#,
+                r#""description":"Blue units.","maximum":4294967295,"minimum":0,"#,
+                r#""type":"integer"},"points":{"description":"Points.","minimum":0,"#,
+                r#""type":"integer"},"red":{"description":"Red units.","#,
+                r#""maximum":4294967295,"minimum":0,"type":"integer"},"waves":{"#,
+                r#""description":"Waves spawned.","maximum":4294967295,"minimum":0,"#,
+                r#""type":"integer"}},"required":["points","waves","red","blue"],"#,
+                r#""type":"object"}},{"annotations":{"destructiveHint":false,"#,
+                r#""idempotentHint":false,"openWorldHint":false,"readOnlyHint":false},"#,
+                r#""description":"Send a reflected message (read by systems next frame) or "#,
+                r#"trigger a reflected event (observers run now)","name":"send_event","#,
+                r#""outputSchema":{"properties":{"event":{"description":"The type path.","#,
+                r#""type":"string"},"kind":{"description":"`message` (written) or `event` "#,
+                r#"(triggered).","type":"string"}},"required":["event","kind"],"#,
+                r#""type":"object"}},{"annotations":{"destructiveHint":false,"#,
+                r#""idempotentHint":false,"openWorldHint":false,"readOnlyHint":false},"#,
+                r#""description":"Spawn an entity with the given components","#,
+                r#""name":"spawn","outputSchema":{"properties":{"entity":{"#,
+                r#""description":"The new entity's bits.","minimum":0,"type":"integer"}},"#,
+                r#""required":["entity"],"type":"object"}},{"annotations":{"#,
+                r#""destructiveHint":false,"idempotentHint":false,"openWorldHint":false,"#,
+                r#""readOnlyHint":false},"description":"Run `frames` frames with virtual "#,
+                r#"time advancing (from paused, pausing again after them), answering once "#,
+                r#"they ran, with progress each frame","execution":{"#,
+                r#""taskSupport":"optional"},"name":"step","outputSchema":{"properties":{"#,
+                r#""elapsed_secs":{"description":"Virtual seconds elapsed after the step.","#,
+                r#""type":"number"},"first_frame":{"description":"The first frame of the "#,
+                r#"step.","minimum":0,"type":"integer"},"frames":{"description":"Frames "#,
+                r#"run.","maximum":4294967295,"minimum":0,"type":"integer"},"last_frame":{"#,
+                r#""description":"The last frame of the step.","minimum":0,"#,
+                r#""type":"integer"},"paused":{"description":"Whether virtual time is "#,
+                r#"paused after the step.","type":"boolean"}},"required":["frames","#,
+                r#""first_frame","last_frame","paused","elapsed_secs"],"type":"object"}},{"#,
+                r#""annotations":{"destructiveHint":false,"idempotentHint":true,"#,
+                r#""openWorldHint":false,"readOnlyHint":false},"description":"Set virtual "#,
+                r#"time's speed relative to real time (1 = normal, 0.5 = half speed)","#,
+                r#""name":"time_scale","outputSchema":{"properties":{"elapsed_secs":{"#,
+                r#""description":"Virtual seconds elapsed.","type":"number"},"paused":{"#,
+                r#""description":"Whether virtual time is paused now.","type":"boolean"},"#,
+                r#""time_scale":{"description":"Virtual time's relative speed now.","#,
+                r#""type":"number"},"was_paused":{"description":"Whether it was paused "#,
+                r#"before the call.","type":"boolean"}},"required":["paused","was_paused","#,
+                r#""time_scale","elapsed_secs"],"type":"object"}}]"#
+            ),
         ),
+        &[
+            &schemas::PING,
+            &schemas::PING,
+            &schemas::GET_LOGS,
+            &schemas::COMPONENTS_INFO,
+            &schemas::QUERY,
+            &schemas::GET,
+            &schemas::INSERT,
+            &schemas::MODIFY,
+            &schemas::REMOVE,
+            &schemas::SPAWN,
+            &schemas::DESPAWN,
+            &schemas::RESOURCE_GET,
+            &schemas::RESOURCE_SET,
+            &schemas::SEND_EVENT,
+            &schemas::PING,
+            &schemas::PING,
+            &schemas::TIME_SCALE,
+            &schemas::STEP,
+            &schemas::PING,
+        ],
     ),
-    &[
-        &schemas::PING,
-        &schemas::PING,
-        &schemas::GET_LOGS,
-        &schemas::COMPONENTS_INFO,
-        &schemas::QUERY,
-        &schemas::GET,
-        &schemas::INSERT,
-        &schemas::MODIFY,
-        &schemas::REMOVE,
-        &schemas::SPAWN,
-        &schemas::DESPAWN,
-        &schemas::RESOURCE_GET,
-        &schemas::RESOURCE_SET,
-        &schemas::SEND_EVENT,
-        &schemas::PING,
-        &schemas::PING,
-        &schemas::TIME_SCALE,
-        &schemas::STEP,
-        &schemas::PING,
-    ],
+    "sha256:e922850fa97c6a9bdaa1072906a81cdce20274590225727f0ac9f5d5342fad08",
+    concat!(
+        r#"{"events":[{"delivery":["poll","push"],"inputSchema":{"properties":{"#,
+        r#""entity":{"description":"Only this entity's (its id, as the world tools "#,
+        r#"give it); every entity's when absent.","minimum":0,"type":"integer"}},"#,
+        r#""type":"object"},"name":"health_changed","payloadSchema":{"properties":{"#,
+        r#""entity":{"description":"The entity (its `to_bits`, as the world tools "#,
+        r#"name entities).","minimum":0,"type":"integer"},"value":{"#,
+        r#""description":"The component's value after the change.","properties":{"#,
+        r#""current":{"description":"Now.","maximum":4294967295,"minimum":0,"#,
+        r#""type":"integer"},"max":{"description":"At most.","maximum":4294967295,"#,
+        r#""minimum":0,"type":"integer"}},"required":["current","max"],"#,
+        r#""type":"object"}},"required":["entity","value"],"type":"object"}},{"#,
+        r#""delivery":["poll","push"],"inputSchema":{"type":"object"},"#,
+        r#""name":"wave_arrived","payloadSchema":{"properties":{"units":{"#,
+        r#""description":"How many units it brought.","maximum":4294967295,"#,
+        r#""minimum":0,"type":"integer"},"wave":{"description":"The wave's number, "#,
+        r#"from 1.","maximum":4294967295,"minimum":0,"type":"integer"}},"#,
+        r#""required":["wave","units"],"type":"object"}}],"prompts":[],"#,
+        r#""resourceTemplates":[],"resources":[]}"#
+    ),
 );
 
 /// Typed client for the Bevy game MCP server: one method per tool.
@@ -1535,6 +1593,88 @@ impl<C: ToolCaller> Client<C> {
     /// A result with `isError: true` is still an [`mcp_bindgen::Error::Tool`].
     pub async fn score_board_raw(&self) -> Result<CallToolResult, Error> {
         tools::SCORE_BOARD.call_raw(&self.caller, &NoArguments {}).await
+    }
+
+    /// A wave of units arrived (written by `spawn_waves`; served as the MCP event type
+    /// `wave_arrived`).
+    ///
+    /// Polls it once (`events/poll`): the occurrences after `cursor` (`None`: from now, which
+    /// gives no occurrences and the cursor to poll from), and the cursor to poll from next. The
+    /// server delivers it by poll, push.
+    pub async fn poll_wave_arrived(
+        &self,
+        cursor: Option<&str>,
+    ) -> Result<mcp_bindgen::events::EventPage<types::WaveArrivedEvent>, Error> {
+        self.caller
+            .check_catalog(&PROVENANCE, mcp_bindgen::drift::Kind::Event, "wave_arrived")
+            .await?;
+        mcp_bindgen::events::poll(&self.caller, "wave_arrived", &NoArguments {}, cursor)
+            .await
+    }
+
+    /// A wave of units arrived (written by `spawn_waves`; served as the MCP event type
+    /// `wave_arrived`).
+    ///
+    /// Its occurrences, as they come: by push when the server offers it, else by poll
+    /// (`options` may choose), resumed from the last cursor after a dropped connection; each
+    /// `eventId` once. Fails at once, as a call does, when the event type drifted from what
+    /// this module was generated from.
+    pub async fn stream_wave_arrived(
+        &self,
+        options: mcp_bindgen::events::EventOptions,
+    ) -> Result<mcp_bindgen::events::EventStream<types::WaveArrivedEvent>, Error> {
+        self.caller
+            .check_catalog(&PROVENANCE, mcp_bindgen::drift::Kind::Event, "wave_arrived")
+            .await?;
+        Ok(
+            mcp_bindgen::events::stream(
+                &self.caller,
+                "wave_arrived",
+                &NoArguments {},
+                options,
+            ),
+        )
+    }
+
+    /// A component's new value, for [`McpEventsExt::add_mcp_component_event`].
+    ///
+    /// Polls it once (`events/poll`): the occurrences after `cursor` that `args` hear (`None`:
+    /// from now, which gives no occurrences and the cursor to poll from), and the cursor to
+    /// poll from next. The server delivers it by poll, push.
+    pub async fn poll_health_changed(
+        &self,
+        args: &types::HealthChangedSubscription,
+        cursor: Option<&str>,
+    ) -> Result<mcp_bindgen::events::EventPage<types::HealthChangedEvent>, Error> {
+        self.caller
+            .check_catalog(
+                &PROVENANCE,
+                mcp_bindgen::drift::Kind::Event,
+                "health_changed",
+            )
+            .await?;
+        mcp_bindgen::events::poll(&self.caller, "health_changed", args, cursor).await
+    }
+
+    /// A component's new value, for [`McpEventsExt::add_mcp_component_event`].
+    ///
+    /// Its occurrences that `args` hear, as they come: by push when the server offers it, else
+    /// by poll (`options` may choose), resumed from the last cursor after a dropped connection;
+    /// each `eventId` once. Fails at once, as a call does, when the event type drifted from
+    /// what this module was generated from.
+    pub async fn stream_health_changed(
+        &self,
+        args: &types::HealthChangedSubscription,
+        options: mcp_bindgen::events::EventOptions,
+    ) -> Result<mcp_bindgen::events::EventStream<types::HealthChangedEvent>, Error> {
+        self.caller
+            .check_catalog(
+                &PROVENANCE,
+                mcp_bindgen::drift::Kind::Event,
+                "health_changed",
+            )
+            .await?;
+        Ok(mcp_bindgen::events::stream(&self.caller, "health_changed", args, options))
     }
 }
 

@@ -8,7 +8,9 @@
 //! `reactor` system fail: crash mode). One tool is the game's own, [`ScoreBoard`]; another,
 //! [`BossStatus`], appears while the game runs: the `spawn_waves` system registers it (through
 //! the plugin's [`McpTools`] resource) when a wave of [`BOSS_WAVE`] units or more arrives, and
-//! connected clients are told in that frame.
+//! connected clients are told in that frame. Agents hear what happens as MCP events: each
+//! [`WaveArrived`] message (`wave_arrived`), and each change of a unit's [`Health`]
+//! (`health_changed`).
 
 #![warn(missing_docs)]
 
@@ -17,7 +19,7 @@ use bevy_ecs::prelude::*;
 use bevy_reflect::Reflect;
 use bevy_time::{Time, TimePlugin};
 use mcp_bindgen::server::{Handler, McpTool, ToolError};
-use mcp_bindgen_bevy::{McpAppExt, McpPlugin, McpTools, served_tools};
+use mcp_bindgen_bevy::{McpAppExt, McpEventsExt, McpPlugin, McpTools, served_events, served_tools};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
@@ -43,7 +45,7 @@ pub struct Velocity {
 }
 
 /// A unit's hit points.
-#[derive(Component, Reflect, Debug, Clone, Copy, Default, PartialEq)]
+#[derive(Component, Reflect, Debug, Clone, Copy, Default, PartialEq, Serialize, JsonSchema)]
 #[reflect(Component)]
 pub struct Health {
     /// Now.
@@ -94,6 +96,16 @@ pub struct SpawnWave {
     pub count: u32,
 }
 
+/// A wave of units arrived (written by `spawn_waves`; served as the MCP event type
+/// `wave_arrived`).
+#[derive(Message, Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct WaveArrived {
+    /// The wave's number, from 1.
+    pub wave: u32,
+    /// How many units it brought.
+    pub units: u32,
+}
+
 /// Makes the reactor system fail on the next frame with `reason` (crash mode).
 #[derive(Message, Reflect, Debug, Clone, Default)]
 #[reflect(Message)]
@@ -126,11 +138,16 @@ pub const BOSS_WAVE: u32 = 10;
 fn spawn_waves(
     mut commands: Commands<'_, '_>,
     mut waves: MessageReader<'_, '_, SpawnWave>,
+    mut arrived: MessageWriter<'_, WaveArrived>,
     mut score: ResMut<'_, Score>,
     tools: Option<Res<'_, McpTools>>,
 ) {
     for wave in waves.read() {
         score.waves += 1;
+        arrived.write(WaveArrived {
+            wave: score.waves,
+            units: wave.count,
+        });
         if wave.count >= BOSS_WAVE
             && let Some(tools) = &tools
         {
@@ -271,12 +288,14 @@ pub fn game(mcp: McpPlugin) -> App {
     .init_resource::<Score>()
     .init_resource::<Moved>()
     .add_mcp_tool::<ScoreBoard>()
+    .add_mcp_event::<WaveArrived>("wave_arrived")
+    .add_mcp_component_event::<Health>("health_changed")
     .add_systems(bevy_app::Startup, setup)
     .add_systems(Update, (movement, spawn_waves, reactor));
     app
 }
 
-/// The game's `tools/list` capture (what `bevy-game --capture FILE` writes and the client in
+/// The game's `tools/list` and `events/list` capture (what `bevy-game --capture FILE` writes and the client in
 /// `mcp-bindings` is generated from), with the object keys sorted.
 ///
 /// It starts the game's server on a free port to read what it serves; `None` when it cannot
@@ -292,10 +311,12 @@ pub fn capture() -> Option<Value> {
     if tools.is_empty() {
         return None;
     }
+    let events = serde_json::to_value(served_events(app.world())).ok()?;
     Some(sorted(json!({
         "protocolVersion": "2025-11-25",
         "serverInfo": { "name": "bevy-game" },
         "tools": tools,
+        "events": events,
     })))
 }
 

@@ -834,3 +834,74 @@ async fn the_plugin_serves_the_games_skills() {
     assert!(error.0.contains("broken/SKILL.md"), "{}", error.0);
     assert!(app.world().get_resource::<McpEndpoint>().is_none());
 }
+
+/// A registered Bevy message reaches a subscribed client typed (`wave_arrived`, through the
+/// generated client), and so does a component's change on the entity a subscription names
+/// (`health_changed`), both by push.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn bevy_messages_and_component_changes_reach_a_subscribed_client_typed() {
+    use mcp_bindgen::events::{EventItem, EventOptions, EventStream};
+    async fn next<P: serde::de::DeserializeOwned + std::fmt::Debug>(
+        stream: &mut EventStream<P>,
+    ) -> P {
+        loop {
+            let item = tokio::time::timeout(Duration::from_secs(10), stream.next())
+                .await
+                .expect("within 10 s")
+                .expect("an item")
+                .expect("typed");
+            if let EventItem::Event(occurrence) = item {
+                return occurrence.data;
+            }
+        }
+    }
+    async fn opened<P: serde::de::DeserializeOwned>(stream: &mut EventStream<P>) {
+        let deadline = std::time::Instant::now() + Duration::from_secs(10);
+        while stream.cursor().is_none() {
+            assert!(std::time::Instant::now() < deadline, "no stream opened");
+            let _ = tokio::time::timeout(Duration::from_millis(20), stream.next()).await;
+        }
+    }
+    let game = Running::start(McpPlugin::default());
+    let (client, _) = game.client().await;
+    let tank = labelled(&client, "tank").await;
+    let mut waves = client
+        .stream_wave_arrived(EventOptions::new())
+        .await
+        .expect("no drift");
+    let mut tank_health = client
+        .stream_health_changed(
+            &types::HealthChangedSubscription { entity: Some(tank) },
+            EventOptions::new(),
+        )
+        .await
+        .expect("no drift");
+    opened(&mut waves).await;
+    opened(&mut tank_health).await;
+    client
+        .send_event(&types::SendEventArgs {
+            event: "mcp_bindgen_example_bevy::SpawnWave".into(),
+            value: json!({"count": 2}),
+        })
+        .await
+        .expect("send_event");
+    assert_eq!(
+        next(&mut waves).await,
+        types::WaveArrivedEvent { units: 2, wave: 1 }
+    );
+    client
+        .modify(&types::ModifyArgs {
+            entity: tank,
+            component: HEALTH.into(),
+            fields: map(json!({"current": 3})),
+        })
+        .await
+        .expect("modify");
+    let changed = next(&mut tank_health).await;
+    assert_eq!(changed.entity, tank);
+    assert_eq!(
+        (changed.value.current, changed.value.max),
+        (3, 50),
+        "the new value"
+    );
+}

@@ -43,9 +43,13 @@ impl<Ctx> Registry<Ctx> {
         self.events.find::<P>(name).map(Emitter::new)
     }
 
-    /// The names of the event types served, in registration order.
-    pub fn event_names(&self) -> Vec<String> {
-        self.events.all().iter().map(|k| k.name.clone()).collect()
+    /// The event types served, as `events/list` describes them, in registration order.
+    pub fn event_types(&self) -> Vec<crate::events::EventDescriptor> {
+        self.events
+            .all()
+            .iter()
+            .filter_map(|k| serde_json::from_value(k.descriptor.clone()).ok())
+            .collect()
     }
 
     pub(super) fn list_events(&self, id: &Value, params: &Params) -> String {
