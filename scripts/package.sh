@@ -2,8 +2,10 @@
 # Packages every crate meant for users as `cargo publish` would: each one is built from its
 # .crate alone (its unpublished siblings come from the packages made in the same run), so a
 # package that would not build from crates.io fails here. Then fails when a package carries
-# what a user does not need (tests, benches, fixtures, snapshots) or is over 1 MiB, and prints
-# each package's size. `PACKAGE_ALLOW_DIRTY=1` packages uncommitted changes too.
+# what a user does not need (tests, benches, fixtures, snapshots) or is over 1.5 MiB
+# unpacked, and prints each package's size. (The runtime, the largest, is about 1.1 MiB with both
+# protocol eras, both sides, OAuth and the skills and events extensions; the bound was 1 MiB
+# until the events extension.) `PACKAGE_ALLOW_DIRTY=1` packages uncommitted changes too.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -29,7 +31,7 @@ done
 cargo package "${args[@]}"
 
 target=${CARGO_TARGET_DIR:-target}
-limit=$((1024 * 1024))
+limit=$((1536 * 1024))
 status=0
 printf '%-22s %10s %12s %6s\n' package compressed uncompressed files
 for crate in "${crates[@]}"; do
@@ -45,7 +47,7 @@ for crate in "${crates[@]}"; do
     status=1
   fi
   if [ "$uncompressed" -gt "$limit" ]; then
-    echo "error: $crate is $uncompressed bytes unpacked, over the 1 MiB limit" >&2
+    echo "error: $crate is $uncompressed bytes unpacked, over the 1.5 MiB limit" >&2
     status=1
   fi
 done
