@@ -146,7 +146,7 @@ fn client(
     methods.extend(catalog.methods);
     methods.extend(crate::events::methods(events, &mut taken)?);
     let catalog_items = catalog.items;
-    let fake = fake.tokens(server_name);
+    let fake = fake.tokens(server_name, !events.is_empty());
     let names: Vec<&str> = plans.iter().map(|p| p.tool.name.as_str()).collect();
     let (provenance_doc, provenance) = provenance(capture, plans, &schema_of_tool);
     let tasks = if plans.iter().any(|p| p.tool.task_support().is_some()) {
@@ -615,11 +615,45 @@ impl Fake {
         }
     }
 
-    /// Nothing for a module with no tools.
-    fn tokens(self, server_name: &str) -> TokenStream {
-        let Fake { methods, arms } = self;
+    /// Nothing for a module with no tools. A module with event types gets `events`, whose
+    /// occurrences the fake serves.
+    fn tokens(self, server_name: &str, events: bool) -> TokenStream {
+        let Fake { mut methods, arms } = self;
         if arms.is_empty() {
             return quote!();
+        }
+        let mut event_methods = TokenStream::new();
+        if events {
+            methods.push(quote! {
+                /// The occurrences this fake serves to the client's `poll_*` and `stream_*`
+                /// methods: return `Some(&self.events)` and emit into it. Unless implemented,
+                /// none (those methods fail as not faked).
+                fn events(&self) -> ::std::option::Option<&::mcp_bindgen::fake::FakeEvents> {
+                    None
+                }
+            });
+            event_methods = quote! {
+                async fn poll_events(
+                    &self,
+                    name: &str,
+                    arguments: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+                    cursor: ::std::option::Option<&str>,
+                    max_events: ::std::option::Option<u32>,
+                ) -> ::std::result::Result<::mcp_bindgen::events::EventPage, ::mcp_bindgen::Error> {
+                    let _ = (arguments, max_events);
+                    ::mcp_bindgen::fake::FakeEvents::poll_for(self.0.events(), name, cursor)
+                }
+
+                fn stream_events(
+                    &self,
+                    name: &str,
+                    arguments: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+                    options: ::mcp_bindgen::events::EventOptions,
+                ) -> ::mcp_bindgen::events::EventStream {
+                    let _ = (arguments, options);
+                    ::mcp_bindgen::fake::FakeEvents::stream_for(self.0.events(), name)
+                }
+            };
         }
         let trait_doc = doc(&format!(
             "A stand-in for the {server_name} MCP server in tests: one method per tool, typed as [`Client`]'s.\n\nImplement the tools a test needs (as `async fn`s); the others fail with a tool error naming them. Wrapped in [`Faked`], a fake is a [`mcp_bindgen::ToolCaller`] for `Client::new`, and answers as the server would: arguments are checked against the tool's input schema before the fake runs, and its result against the tool's output schema after."
@@ -654,6 +688,8 @@ impl Fake {
                         _ => Err(::mcp_bindgen::fake::unknown_tool(name)),
                     }
                 }
+
+                #event_methods
             }
         }
     }

@@ -1869,6 +1869,13 @@ pub trait Fake: Send + Sync {
     ) -> impl Future<Output = Result<types::ScoreBoardOutput, ToolError>> + Send {
         async { Err(mcp_bindgen::fake::not_faked("score_board", "score_board")) }
     }
+
+    /// The occurrences this fake serves to the client's `poll_*` and `stream_*`
+    /// methods: return `Some(&self.events)` and emit into it. Unless implemented,
+    /// none (those methods fail as not faked).
+    fn events(&self) -> Option<&mcp_bindgen::fake::FakeEvents> {
+        None
+    }
 }
 
 /// A [`Fake`] as a [`mcp_bindgen::ToolCaller`]: `Client::new(Faked(fake))`. See
@@ -1933,5 +1940,26 @@ impl<F: Fake> ToolCaller for Faked<F> {
             }
             _ => Err(mcp_bindgen::fake::unknown_tool(name)),
         }
+    }
+
+    async fn poll_events(
+        &self,
+        name: &str,
+        arguments: Map<String, Value>,
+        cursor: Option<&str>,
+        max_events: Option<u32>,
+    ) -> Result<mcp_bindgen::events::EventPage, Error> {
+        let _ = (arguments, max_events);
+        mcp_bindgen::fake::FakeEvents::poll_for(self.0.events(), name, cursor)
+    }
+
+    fn stream_events(
+        &self,
+        name: &str,
+        arguments: Map<String, Value>,
+        options: mcp_bindgen::events::EventOptions,
+    ) -> mcp_bindgen::events::EventStream {
+        let _ = (arguments, options);
+        mcp_bindgen::fake::FakeEvents::stream_for(self.0.events(), name)
     }
 }

@@ -297,6 +297,23 @@ impl Feeder {
         .await
     }
 
+    /// Hands `feed` over without waiting: `Some(false)` when the queue is full (the feed is
+    /// not kept), `None` once the reader dropped the stream.
+    pub(crate) fn offer(&self, feed: Feed) -> Option<bool> {
+        let mut queue = lock(&self.queue);
+        if queue.dropped {
+            return None;
+        }
+        if queue.items.len() >= FEED_CAPACITY {
+            return Some(false);
+        }
+        queue.items.push_back(feed);
+        if let Some(reader) = queue.reader.take() {
+            reader.wake();
+        }
+        Some(true)
+    }
+
     /// Whether the reader dropped the stream.
     pub(crate) fn is_dropped(&self) -> bool {
         lock(&self.queue).dropped

@@ -306,3 +306,186 @@ mod tests {
         }
     }
 }
+
+/// The event types' occurrences a fake serves (the Events extension): a test emits them, and a
+/// generated client over the fake reads them with its `poll_<event>` and `stream_<event>`
+/// methods, as it would from a server. A generated `Fake` whose module has event types has an
+/// `events` method: return `Some(&self.events)` from it to serve these.
+///
+/// Each payload is checked against the event type's `payloadSchema` in the module's
+/// `PROVENANCE` by the client's typed decoding. Every subscription hears every occurrence of
+/// its type (a fake does not know the server's filters). The last 1,024 occurrences of each
+/// type are kept for polls; a stream that is not read while 256 wait is told `truncated`.
+#[derive(Debug, Clone, Default)]
+pub struct FakeEvents {
+    inner: std::sync::Arc<std::sync::Mutex<FakeEventsInner>>,
+}
+
+#[derive(Debug, Default)]
+struct FakeEventsInner {
+    /// The last occurrence's number (cursors are `fake.N`).
+    last: u64,
+    /// Each type's kept occurrences, oldest first: (number, occurrence).
+    kept: std::collections::BTreeMap<String, std::collections::VecDeque<(u64, Value)>>,
+    /// Open streams: their type, their feeder, and whether they missed something.
+    streams: Vec<(String, FakeStream)>,
+}
+
+struct FakeStream {
+    feeder: crate::events::Feeder,
+    missed: bool,
+}
+
+impl std::fmt::Debug for FakeStream {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("FakeStream")
+            .field("missed", &self.missed)
+            .finish()
+    }
+}
+
+/// Occurrences a [`FakeEvents`] keeps per type.
+const FAKE_KEPT: usize = 1024;
+
+impl FakeEvents {
+    /// No occurrences yet.
+    pub fn new() -> Self {
+        FakeEvents::default()
+    }
+
+    fn inner(&self) -> std::sync::MutexGuard<'_, FakeEventsInner> {
+        self.inner
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
+    /// An occurrence of the event type `name` with `payload` (the module's `types::{Event}Event`),
+    /// for the streams open on it and the polls to come.
+    pub fn emit<P: Serialize>(&self, name: &str, payload: &P) {
+        let data = serde_json::to_value(payload).unwrap_or(Value::Null);
+        let mut inner = self.inner();
+        inner.last += 1;
+        let seq = inner.last;
+        let occurrence = serde_json::json!({
+            "eventId": format!("fake-{seq}"),
+            "name": name,
+            "timestamp": "1970-01-01T00:00:00Z",
+            "data": data,
+            "cursor": format!("fake.{seq}"),
+        });
+        let kept = inner.kept.entry(name.to_owned()).or_default();
+        kept.push_back((seq, occurrence.clone()));
+        if kept.len() > FAKE_KEPT {
+            kept.pop_front();
+        }
+        inner.streams.retain_mut(|(kind, stream)| {
+            if kind != name {
+                return !stream.feeder.is_dropped();
+            }
+            let item = |o: &Value| {
+                let o = serde_json::from_value(o.clone()).ok()?;
+                Some(crate::events::Feed::Item(crate::events::EventItem::Event(
+                    o,
+                )))
+            };
+            if std::mem::take(&mut stream.missed) {
+                let gap = crate::events::EventItem::Truncated {
+                    cursor: Some(format!("fake.{}", seq - 1)),
+                };
+                if stream.feeder.offer(crate::events::Feed::Item(gap)) == Some(false) {
+                    stream.missed = true;
+                    return true;
+                }
+            }
+            match item(&occurrence).map(|feed| stream.feeder.offer(feed)) {
+                Some(None) => false,
+                Some(Some(false)) => {
+                    stream.missed = true;
+                    true
+                }
+                _ => true,
+            }
+        });
+    }
+
+    /// `events/poll` of the fake: what was emitted after `cursor` (none: from now).
+    pub(crate) fn poll(&self, name: &str, cursor: Option<&str>) -> crate::events::EventPage {
+        let inner = self.inner();
+        let now = format!("fake.{}", inner.last);
+        let after = cursor
+            .and_then(|c| c.strip_prefix("fake."))
+            .and_then(|n| n.parse::<u64>().ok());
+        let kept = inner.kept.get(name);
+        let (events, truncated) = match after {
+            None => (Vec::new(), cursor.is_some()),
+            Some(after) => {
+                let oldest = kept.and_then(|k| k.front()).map_or(u64::MAX, |(n, _)| *n);
+                let events = kept
+                    .into_iter()
+                    .flatten()
+                    .filter(|(n, _)| *n > after)
+                    .filter_map(|(_, o)| {
+                        let mut o = o.clone();
+                        o.as_object_mut()?.remove("cursor");
+                        serde_json::from_value(o).ok()
+                    })
+                    .collect();
+                (events, oldest != u64::MAX && after + 1 < oldest)
+            }
+        };
+        crate::events::EventPage {
+            events,
+            cursor: Some(now),
+            truncated,
+            has_more: false,
+            next_poll_ms: Some(1000),
+        }
+    }
+
+    /// `events/stream` of the fake: what is emitted from now on.
+    pub(crate) fn stream(&self, name: &str) -> crate::events::EventStream {
+        let mut inner = self.inner();
+        let cursor = format!("fake.{}", inner.last);
+        let (stream, feeder) = crate::events::EventStream::channel(Some(cursor));
+        inner.streams.push((
+            name.to_owned(),
+            FakeStream {
+                feeder,
+                missed: false,
+            },
+        ));
+        stream
+    }
+
+    /// [`ToolCaller::poll_events`](crate::ToolCaller::poll_events) for a generated `Faked`
+    /// (what its impl calls); `events` is what the fake's `events` method returned.
+    #[doc(hidden)]
+    pub fn poll_for(
+        events: Option<&FakeEvents>,
+        name: &str,
+        cursor: Option<&str>,
+    ) -> Result<crate::events::EventPage, Error> {
+        match events {
+            Some(events) => Ok(events.poll(name, cursor)),
+            None => Err(not_faked_events(name)),
+        }
+    }
+
+    /// [`ToolCaller::stream_events`](crate::ToolCaller::stream_events) for a generated
+    /// `Faked`.
+    #[doc(hidden)]
+    pub fn stream_for(events: Option<&FakeEvents>, name: &str) -> crate::events::EventStream {
+        match events {
+            Some(events) => events.stream(name),
+            None => crate::events::EventStream::failed(not_faked_events(name)),
+        }
+    }
+}
+
+/// A fake asked for occurrences without serving any.
+fn not_faked_events(name: &str) -> Error {
+    Error::transport(format!(
+        "the fake serves no events: return Some(&FakeEvents) from its `events` method to \
+         serve `{name}`"
+    ))
+}

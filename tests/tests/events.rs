@@ -470,3 +470,64 @@ async fn an_event_type_that_drifted_is_refused_before_it_is_read() {
     stop.store(true, std::sync::atomic::Ordering::Relaxed);
     frames.join().expect("the frames end");
 }
+
+/// A fake of the skirmish server serving events: what a test of code that reads them uses.
+#[derive(Default)]
+struct Skirmish {
+    events: mcp_bindgen::fake::FakeEvents,
+}
+
+impl mcp_bindgen_tests::events::Fake for Skirmish {
+    fn events(&self) -> Option<&mcp_bindgen::fake::FakeEvents> {
+        Some(&self.events)
+    }
+}
+
+/// A fake emits typed occurrences: a generated client over it streams and polls them as it
+/// would the server's, and one that serves none says so.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_fake_emits_typed_occurrences_to_the_generated_client() {
+    use mcp_bindgen_tests::events::Faked;
+    let events = mcp_bindgen::fake::FakeEvents::new();
+    let client = Client::new(Faked(Skirmish {
+        events: events.clone(),
+    }));
+    let all = types::UnitDiedSubscription { team: None };
+    let start = client.poll_unit_died(&all, None).await.expect("poll");
+    assert!(start.events.is_empty());
+    let mut stream = client
+        .stream_unit_died(&all, EventOptions::new())
+        .await
+        .expect("a stream");
+    let knight = types::UnitDiedEvent {
+        kind: "knight".into(),
+        team: types::UnitDiedEventTeam::Red,
+        unit: 7,
+    };
+    events.emit("unit_died", &knight);
+    match stream.next().await.expect("an item").expect("typed") {
+        EventItem::Event(occurrence) => assert_eq!(occurrence.data, knight),
+        other => panic!("{other:?}"),
+    }
+    let page = client
+        .poll_unit_died(&all, start.cursor.as_deref())
+        .await
+        .expect("poll");
+    assert_eq!(page.events.len(), 1);
+    assert_eq!(page.events[0].data, knight);
+    // A payload that is not the event's type fails to decode, naming the event.
+    events.emit("unit_died", &serde_json::json!({"unit": "seven"}));
+    let wrong = stream
+        .next()
+        .await
+        .expect("an item")
+        .expect_err("undecodable");
+    assert!(wrong.to_string().contains("unit_died"), "{wrong}");
+    // A fake that serves no events.
+    #[derive(Default)]
+    struct Silent;
+    impl mcp_bindgen_tests::events::Fake for Silent {}
+    let silent = Client::new(Faked(Silent));
+    let refused = silent.poll_unit_died(&all, None).await.expect_err("none");
+    assert!(refused.to_string().contains("events"), "{refused}");
+}
