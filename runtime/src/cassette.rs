@@ -44,6 +44,11 @@
 //!   `www_authenticate`; or `transport`; each with its `message`).
 //! - `progress` and `logs` (`level`, `logger`, `data`) when the call was made with
 //!   `call_tool_with` and the server sent any; omitted when empty.
+//! - An event stream (`stream_events`, a generated `stream_<event>`) is one line per item it
+//!   handed over, as it passed: `{"call":4,"events":"unit_died","arguments":{..},"item":..}`,
+//!   the item being `{"event":{occurrence}}`, `{"truncated":cursor}` or
+//!   `{"terminated":{code,message,data}}`. Replayed, the stream hands over the recorded items
+//!   and ends. [`read`] returns the calls only.
 //!
 //! Two checks tell a stale cassette: [`stale`] against a server's new tool list (would the
 //! recorded calls still go through?), and [`verify`] against the live server (do its read-only
@@ -59,8 +64,8 @@ use std::fmt;
 use std::fs::File;
 use std::io::{BufRead, BufReader, Write};
 use std::path::{Path, PathBuf};
-use std::sync::Mutex;
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use serde_json::{Map, Value, json};
@@ -70,6 +75,7 @@ mod verify;
 pub use verify::{Verdict, Verified, verify};
 
 use crate::drift::{DriftReport, Provenance, Severity};
+use crate::events::EventItem;
 use crate::{CallToolResult, CompiledSchema, Error, ToolCaller};
 
 /// The version of the format this crate writes and reads.
@@ -277,10 +283,10 @@ fn error_from_json(error: &Value) -> Error {
 pub struct Recorder<C> {
     inner: C,
     path: PathBuf,
-    file: Mutex<File>,
+    file: Arc<Mutex<File>>,
     calls: AtomicU64,
     /// The first write that failed; calls go on, [`Recorder::finish`] reports it.
-    failed: Mutex<Option<CassetteError>>,
+    failed: Arc<Mutex<Option<CassetteError>>>,
 }
 
 impl<C> fmt::Debug for Recorder<C> {
@@ -307,9 +313,9 @@ impl<C> Recorder<C> {
         Ok(Recorder {
             inner,
             path,
-            file: Mutex::new(file),
+            file: Arc::new(Mutex::new(file)),
             calls: AtomicU64::new(0),
-            failed: Mutex::new(None),
+            failed: Arc::default(),
         })
     }
 
@@ -337,11 +343,7 @@ impl<C> Recorder<C> {
     }
 
     fn write(&self, recorded: &Recorded) {
-        let line = recorded.to_line();
-        let mut file = lock(&self.file);
-        if let Err(e) = writeln!(file, "{line}").and_then(|()| file.flush()) {
-            lock(&self.failed).get_or_insert_with(|| io_error(&self.path, "write the cassette", e));
-        }
+        write_line(&self.file, &self.failed, &self.path, &recorded.to_line());
     }
 
     fn record(
@@ -364,6 +366,59 @@ impl<C> Recorder<C> {
             },
         });
     }
+}
+
+/// Writes and flushes one line; the first failure is kept for [`Recorder::finish`].
+fn write_line(file: &Mutex<File>, failed: &Mutex<Option<CassetteError>>, path: &Path, line: &str) {
+    let mut file = lock(file);
+    if let Err(e) = writeln!(file, "{line}").and_then(|()| file.flush()) {
+        lock(failed).get_or_insert_with(|| io_error(path, "write the cassette", e));
+    }
+}
+
+/// An event stream's item as a cassette line holds it.
+fn item_to_json(item: &EventItem<Value>) -> Value {
+    match item {
+        EventItem::Event(occurrence) => {
+            json!({"event": serde_json::to_value(occurrence).unwrap_or(Value::Null)})
+        }
+        EventItem::Truncated { cursor } => json!({"truncated": cursor}),
+        EventItem::Terminated(ended) => {
+            json!({"terminated": {"code": ended.code, "message": ended.message, "data": ended.data}})
+        }
+    }
+}
+
+/// The item a cassette line holds.
+fn item_from_json(item: &Value) -> Result<EventItem<Value>, String> {
+    if let Some(occurrence) = item.get("event") {
+        return serde_json::from_value(occurrence.clone())
+            .map(EventItem::Event)
+            .map_err(|e| format!("`item.event` is not an occurrence: {e}"));
+    }
+    if let Some(cursor) = item.get("truncated") {
+        return Ok(EventItem::Truncated {
+            cursor: cursor.as_str().map(str::to_owned),
+        });
+    }
+    if let Some(ended) = item.get("terminated") {
+        return Ok(EventItem::Terminated(crate::events::Ended {
+            code: ended["code"].as_i64().unwrap_or_default(),
+            message: ended["message"].as_str().unwrap_or_default().to_owned(),
+            data: ended.get("data").filter(|d| !d.is_null()).cloned(),
+        }));
+    }
+    Err("`item` must be {\"event\":..}, {\"truncated\":..} or {\"terminated\":..}".into())
+}
+
+/// One recorded event stream: its place, its event type and arguments, and what it handed
+/// over.
+#[derive(Debug, Clone, PartialEq)]
+struct RecordedStream {
+    call: u64,
+    name: String,
+    arguments: Map<String, Value>,
+    items: Vec<EventItem<Value>>,
 }
 
 /// What a call heard while it ran.
@@ -440,6 +495,41 @@ impl<C: ToolCaller + Sync> ToolCaller for Recorder<C> {
     ) -> impl Future<Output = Result<Option<DriftReport>, Error>> + Send {
         self.inner.check_drift(provenance)
     }
+
+    /// Passed to the recorded caller, not recorded (a poll's page depends on when it is
+    /// made; record the stream instead).
+    fn poll_events(
+        &self,
+        name: &str,
+        arguments: Map<String, Value>,
+        cursor: Option<&str>,
+        max_events: Option<u32>,
+    ) -> impl Future<Output = Result<crate::events::EventPage, Error>> + Send {
+        self.inner.poll_events(name, arguments, cursor, max_events)
+    }
+
+    /// The recorded caller's stream, each item it hands over written as it passes.
+    fn stream_events(
+        &self,
+        name: &str,
+        arguments: Map<String, Value>,
+        options: crate::events::EventOptions,
+    ) -> crate::events::EventStream {
+        let call = self.start();
+        let (file, failed, path) = (self.file.clone(), self.failed.clone(), self.path.clone());
+        let (name_owned, recorded_arguments) = (name.to_owned(), arguments.clone());
+        self.inner
+            .stream_events(name, arguments, options)
+            .tapped(move |item| {
+                let line = json!({
+                    "call": call,
+                    "events": name_owned,
+                    "arguments": recorded_arguments,
+                    "item": item_to_json(item),
+                });
+                write_line(&file, &failed, &path, &line.to_string());
+            })
+    }
 }
 
 /// How a [`Replayer`] matches the calls it receives to those it recorded.
@@ -453,7 +543,11 @@ enum Matching {
 
 /// The calls of the cassette at `path`, in the order they were made.
 pub fn read(path: impl AsRef<Path>) -> Result<Vec<Recorded>, CassetteError> {
-    let path = path.as_ref();
+    read_all(path.as_ref()).map(|(calls, _)| calls)
+}
+
+/// The calls and the event streams of the cassette at `path`.
+fn read_all(path: &Path) -> Result<(Vec<Recorded>, Vec<RecordedStream>), CassetteError> {
     let file = File::open(path).map_err(|e| io_error(path, "open the cassette", e))?;
     let at = |line: usize, message: String| CassetteError {
         path: path.to_owned(),
@@ -462,6 +556,7 @@ pub fn read(path: impl AsRef<Path>) -> Result<Vec<Recorded>, CassetteError> {
         source: None,
     };
     let mut calls = Vec::new();
+    let mut streams: Vec<RecordedStream> = Vec::new();
     for (index, line) in BufReader::new(file).lines().enumerate() {
         let number = index + 1;
         let line = line.map_err(|e| io_error(path, "read the cassette", e))?;
@@ -497,10 +592,30 @@ pub fn read(path: impl AsRef<Path>) -> Result<Vec<Recorded>, CassetteError> {
                 }
             }
         }
+        if let Some(name) = value.get("events") {
+            let item = item_from_json(&value["item"]).map_err(|message| at(number, message))?;
+            let (Some(call), Some(name)) = (value["call"].as_u64(), name.as_str()) else {
+                return Err(at(
+                    number,
+                    "an event stream's line needs `call` and `events`".into(),
+                ));
+            };
+            match streams.iter_mut().find(|s| s.call == call) {
+                Some(stream) => stream.items.push(item),
+                None => streams.push(RecordedStream {
+                    call,
+                    name: name.to_owned(),
+                    arguments: value["arguments"].as_object().cloned().unwrap_or_default(),
+                    items: vec![item],
+                }),
+            }
+            continue;
+        }
         calls.push(Recorded::from_line(value).map_err(|message| at(number, message))?);
     }
     calls.sort_by_key(|c| c.call);
-    Ok(calls)
+    streams.sort_by_key(|s| s.call);
+    Ok((calls, streams))
 }
 
 /// One recorded call that a server with new tools would no longer answer as recorded.
@@ -589,6 +704,8 @@ pub struct Replayer {
     path: PathBuf,
     matching: Matching,
     left: Mutex<VecDeque<Recorded>>,
+    /// The event streams not replayed yet.
+    streams: Mutex<VecDeque<RecordedStream>>,
 }
 
 impl fmt::Debug for Replayer {
@@ -606,11 +723,12 @@ impl Replayer {
     /// order, each with the recorded tool and arguments.
     pub fn open(path: impl AsRef<Path>) -> Result<Self, CassetteError> {
         let path = path.as_ref().to_owned();
-        let calls = read(&path)?;
+        let (calls, streams) = read_all(&path)?;
         Ok(Replayer {
             path,
             matching: Matching::Strict,
             left: Mutex::new(calls.into()),
+            streams: Mutex::new(streams.into()),
         })
     }
 
@@ -625,6 +743,51 @@ impl Replayer {
     /// it made when recorded.
     pub fn unplayed(&self) -> Vec<Recorded> {
         lock(&self.left).iter().cloned().collect()
+    }
+
+    /// The recorded event streams not opened again yet (their event types), in order.
+    pub fn unplayed_streams(&self) -> Vec<String> {
+        lock(&self.streams).iter().map(|s| s.name.clone()).collect()
+    }
+
+    /// The recorded stream of `name` with `arguments`: the next one (strict), or the first
+    /// not replayed yet (any order).
+    fn take_stream(
+        &self,
+        name: &str,
+        arguments: &Map<String, Value>,
+    ) -> Result<RecordedStream, Error> {
+        let mut streams = lock(&self.streams);
+        let same = |s: &RecordedStream| s.name == name && s.arguments == *arguments;
+        let found = match self.matching {
+            Matching::Strict => streams
+                .front()
+                .filter(|s| same(s))
+                .is_some()
+                .then(|| streams.pop_front())
+                .flatten(),
+            Matching::AnyOrder => streams
+                .iter()
+                .position(same)
+                .and_then(|i| streams.remove(i)),
+        };
+        found.ok_or_else(|| {
+            let recorded: Vec<String> = streams
+                .iter()
+                .map(|s| format!("  {} {}", s.name, Value::Object(s.arguments.clone())))
+                .collect();
+            mismatch(
+                &self.path,
+                format!(
+                    "the cassette has no such event stream\n  received: {name} {}\n  \
+                     recorded streams not yet replayed ({}):{}{}",
+                    Value::Object(arguments.clone()),
+                    recorded.len(),
+                    if recorded.is_empty() { "" } else { "\n" },
+                    recorded.join("\n")
+                ),
+            )
+        })
     }
 
     fn take(&self, tool: &str, arguments: &Map<String, Value>) -> Result<Recorded, Error> {
@@ -678,6 +841,20 @@ impl ToolCaller for Replayer {
         arguments: Map<String, Value>,
     ) -> Result<CallToolResult, Error> {
         self.take(name, &arguments)?.replay()
+    }
+
+    /// The recorded stream's items, then its end.
+    fn stream_events(
+        &self,
+        name: &str,
+        arguments: Map<String, Value>,
+        options: crate::events::EventOptions,
+    ) -> crate::events::EventStream {
+        let _ = options;
+        match self.take_stream(name, &arguments) {
+            Ok(recorded) => crate::events::EventStream::from_items(recorded.items),
+            Err(error) => crate::events::EventStream::failed(error),
+        }
     }
 }
 

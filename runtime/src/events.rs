@@ -356,6 +356,8 @@ pub struct EventStream<P = Value> {
     ended: bool,
     /// Ends the producer when the stream is dropped (a task on the client's runtime).
     _stop: Option<Box<dyn Send + Sync>>,
+    /// Sees each item handed over (a cassette's recorder).
+    tap: Option<Tap>,
     _payload: std::marker::PhantomData<fn() -> P>,
 }
 
@@ -367,6 +369,9 @@ impl<P> std::fmt::Debug for EventStream<P> {
             .finish_non_exhaustive()
     }
 }
+
+/// What sees each item a stream hands over, before its data is decoded.
+type Tap = Box<dyn FnMut(&EventItem<Value>) + Send + Sync>;
 
 /// The reading end of the queue: dropping it tells the producer to stop.
 struct Reader(Shared);
@@ -391,8 +396,18 @@ impl<P> EventStream<P> {
             order: self.order,
             ended: self.ended,
             _stop: self._stop,
+            tap: self.tap,
             _payload: std::marker::PhantomData,
         }
+    }
+
+    /// The same stream, `tap` seeing each item before it is handed over.
+    pub(crate) fn tapped(
+        mut self,
+        tap: impl FnMut(&EventItem<Value>) + Send + Sync + 'static,
+    ) -> Self {
+        self.tap = Some(Box::new(tap));
+        self
     }
 }
 
@@ -407,9 +422,19 @@ impl<P: DeserializeOwned> EventStream<P> {
             order: Default::default(),
             ended: false,
             _stop: None,
+            tap: None,
             _payload: std::marker::PhantomData,
         };
         (stream, Feeder { queue })
+    }
+
+    /// A stream that hands over `items`, then ends (a cassette's replay).
+    pub(crate) fn from_items(items: Vec<EventItem<Value>>) -> Self {
+        let (stream, feeder) = EventStream::channel(None);
+        lock(&feeder.queue)
+            .items
+            .extend(items.into_iter().map(Feed::Item));
+        stream
     }
 
     /// Keeps `stop` until the stream is dropped.
@@ -454,6 +479,12 @@ impl<P: DeserializeOwned> EventStream<P> {
                 self.ended = true;
                 return None;
             };
+            if let (Some(tap), Feed::Item(item)) = (&mut self.tap, &feed) {
+                let repeat = matches!(item, EventItem::Event(o) if self.seen.contains(&o.event_id));
+                if !repeat {
+                    tap(item);
+                }
+            }
             match feed {
                 Feed::Cursor(cursor) => self.cursor = cursor,
                 Feed::Failed(error) => {

@@ -531,3 +531,84 @@ async fn a_fake_emits_typed_occurrences_to_the_generated_client() {
     let refused = silent.poll_unit_died(&all, None).await.expect_err("none");
     assert!(refused.to_string().contains("events"), "{refused}");
 }
+
+/// A cassette records a stream as it is read (each item when it passes) and replays it
+/// without the server: the same typed occurrences, then the end.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_cassette_records_and_replays_an_event_stream() {
+    use mcp_bindgen::cassette::{Recorder, Replayer};
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    let path = dir.path().join("skirmish.jsonl");
+    let red = types::UnitDiedSubscription {
+        team: Some(types::UnitDiedSubscriptionTeam::Red),
+    };
+    let recorded: Vec<types::UnitDiedEvent> = {
+        let game = Running::start();
+        let http = HttpClient::builder(game.url())
+            .protocol(Protocol::Modern)
+            .connect()
+            .await
+            .expect("connects");
+        let client = Client::new(Recorder::create(http, &path).expect("a cassette"));
+        let mut stream = client
+            .stream_unit_died(&red, EventOptions::new())
+            .await
+            .expect("no drift");
+        let deadline = std::time::Instant::now() + Duration::from_secs(10);
+        while game.died.streams() != 1 {
+            assert!(std::time::Instant::now() < deadline, "no stream");
+            tokio::time::sleep(Duration::from_millis(2)).await;
+        }
+        game.died.emit(died(1, "knight", Team::Red));
+        game.died.emit(died(2, "archer", Team::Blue));
+        game.died.emit(died(3, "mage", Team::Red));
+        let mut seen = Vec::new();
+        while seen.len() < 2 {
+            match stream.next().await.expect("an item").expect("typed") {
+                EventItem::Event(occurrence) => seen.push(occurrence.data),
+                other => panic!("{other:?}"),
+            }
+        }
+        seen
+    };
+    assert_eq!(recorded.iter().map(|d| d.unit).collect::<Vec<_>>(), [1, 3]);
+    let text = std::fs::read_to_string(&path).expect("the cassette");
+    assert_eq!(
+        text.lines().filter(|l| l.contains("\"events\":")).count(),
+        2,
+        "{text}"
+    );
+    // Replayed: no server.
+    let replayer = Replayer::open(&path).expect("reads");
+    let client = Client::new(replayer);
+    let mut replayed = client
+        .stream_unit_died(&red, EventOptions::new())
+        .await
+        .expect("no drift check offline");
+    let mut again = Vec::new();
+    while let Some(item) = replayed.next().await {
+        match item.expect("typed") {
+            EventItem::Event(occurrence) => again.push(occurrence.data),
+            other => panic!("{other:?}"),
+        }
+    }
+    assert_eq!(again, recorded);
+    assert!(client.caller().unplayed_streams().is_empty());
+    // Another subscription is not in the cassette: said so, naming what is.
+    let blue = types::UnitDiedSubscription {
+        team: Some(types::UnitDiedSubscriptionTeam::Blue),
+    };
+    let mut other = client
+        .stream_unit_died(&blue, EventOptions::new())
+        .await
+        .expect("a stream");
+    let error = other
+        .next()
+        .await
+        .expect("an item")
+        .expect_err("not recorded");
+    assert!(
+        matches!(error, mcp_bindgen::Error::Replay { .. }),
+        "{error}"
+    );
+}
