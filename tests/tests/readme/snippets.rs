@@ -346,9 +346,65 @@ mod line_808 {
     }
 }
 
-/// README.md line 961: `fn(url: &str)`.
+/// README.md line 835: `fn() run`.
 #[allow(unused, unreachable_code, unnameable_test_items, clippy::all)]
-mod line_961 {
+mod line_835 {
+    use super::support::*;
+
+    pub(super) async fn snippet() -> Result<(), Box<dyn std::error::Error>> {
+        use mcp_bindgen::server::{EventType, Registry};
+
+        /// A unit died.
+        #[derive(serde::Serialize, schemars::JsonSchema)]
+        struct UnitDied { unit: u64, team: String }
+
+        /// Which deaths a subscription hears.
+        #[derive(serde::Deserialize, schemars::JsonSchema)]
+        struct ByTeam { team: Option<String> }
+
+        let mut registry = Registry::<Game>::new("my-game", "1.0.0");
+        let died = registry.register_event(
+            EventType::<UnitDied, ByTeam>::new("unit_died")
+                .filter(|died, by| by.team.as_ref().is_none_or(|t| *t == died.team)),
+        );
+        // In gameplay (or a handler, another thread: the emitter is a cheap clone).
+        died.emit(UnitDied { unit: 7, team: "red".into() });
+        Ok(())
+    }
+}
+
+#[test]
+fn line_835_runs() {
+    pollster::block_on(line_835::snippet()).expect("the snippet runs");
+}
+
+/// README.md line 880: `fn(client: HttpClient) use mcp_bindgen::HttpClient;`.
+#[allow(unused, unreachable_code, unnameable_test_items, clippy::all)]
+mod line_880 {
+    use super::support::*;
+    use mcp_bindgen::HttpClient;
+
+    pub(super) async fn snippet(client: HttpClient) -> Result<(), Box<dyn std::error::Error>> {
+        use mcp_bindgen::events::{EventItem, EventOptions};
+
+        let mut deaths = client.stream_events("unit_died", serde_json::Map::new(), EventOptions::new());
+        while let Some(item) = deaths.next().await {
+            match item? {
+                EventItem::Event(died) => println!("unit {} died", died.data["unit"]),
+                EventItem::Truncated { .. } => println!("some deaths were missed"),
+                EventItem::Terminated(ended) => println!("no more deaths: {}", ended.message),
+            }
+        }
+        // After `Terminated` (or an error it cannot get past) the stream ends. Its cursor resumes a
+        // later stream where this one stopped: EventOptions::new().cursor(..).
+        let resume_from = deaths.cursor();
+        Ok(())
+    }
+}
+
+/// README.md line 1049: `fn(url: &str)`.
+#[allow(unused, unreachable_code, unnameable_test_items, clippy::all)]
+mod line_1049 {
     use super::support::*;
 
     pub(super) async fn snippet(url: &str) -> Result<(), Box<dyn std::error::Error>> {
@@ -365,9 +421,9 @@ mod line_961 {
     }
 }
 
-/// README.md line 1073: `items`.
+/// README.md line 1161: `items`.
 #[allow(unused, unreachable_code, unnameable_test_items, clippy::all)]
-mod line_1073 {
+mod line_1161 {
     use super::support::*;
 
     // build.rs
@@ -380,9 +436,9 @@ mod line_1073 {
     }
 }
 
-/// README.md line 1100: `items`.
+/// README.md line 1188: `items`.
 #[allow(unused, unreachable_code, unnameable_test_items, clippy::all)]
-mod line_1100 {
+mod line_1188 {
     use super::support::*;
 
     // Cargo.toml: mcp-bindgen, mcp-bindgen-include, serde, serde_json
@@ -398,9 +454,9 @@ mod line_1100 {
     );
 }
 
-/// README.md line 1219: `fn()`.
+/// README.md line 1307: `fn()`.
 #[allow(unused, unreachable_code, unnameable_test_items, clippy::all)]
-mod line_1219 {
+mod line_1307 {
     use super::support::*;
 
     pub(super) async fn snippet() -> Result<(), Box<dyn std::error::Error>> {
@@ -420,9 +476,9 @@ mod line_1219 {
     }
 }
 
-/// README.md line 1263: `fn(url: &str)`.
+/// README.md line 1351: `fn(url: &str)`.
 #[allow(unused, unreachable_code, unnameable_test_items, clippy::all)]
-mod line_1263 {
+mod line_1351 {
     use super::support::*;
 
     pub(super) async fn snippet(url: &str) -> Result<(), Box<dyn std::error::Error>> {
