@@ -515,20 +515,24 @@ impl Reader<'_> {
         })
     }
 
-    /// The entries of a `skills/list` result: each `uri`, the frontmatter's `name` and
-    /// `description`, and its files' digests (or `"dynamic"`).
+    /// The items of a list a capture records (`skills`, `events`), or why it is not one.
+    fn items<'v>(&self, list: &'v Value, pointer: &str, help: &str) -> Result<&'v [Value], Error> {
+        match list {
+            Value::Array(items) => Ok(items),
+            other => Err(self
+                .error(
+                    pointer,
+                    format!("expected an array, found {}", kind(other)),
+                    help,
+                )
+                .into()),
+        }
+    }
+
     /// The event types of an `events/list` result.
     fn events(&mut self, list: &Value, pointer: &str) -> Result<(), Error> {
         const HELP: &str = "record the server's events/list as it sent it (`mcp-bindgen capture`)";
-        let Value::Array(items) = list else {
-            return Err(self
-                .error(
-                    pointer,
-                    format!("expected an array, found {}", kind(list)),
-                    HELP,
-                )
-                .into());
-        };
+        let items = self.items(list, pointer, HELP)?;
         for (i, item) in items.iter().enumerate() {
             let pointer = format!("{pointer}/{i}");
             let entry = self.object(item, &pointer, "each event type is an object with a name")?;
@@ -589,17 +593,11 @@ impl Reader<'_> {
         Ok(())
     }
 
+    /// The entries of a `skills/list` result: each `uri`, the frontmatter's `name` and
+    /// `description`, and its files' digests (or `"dynamic"`).
     fn skills(&mut self, list: &Value, pointer: &str) -> Result<(), Error> {
         const HELP: &str = "record the server's skills/list as it sent it (`mcp-bindgen capture`)";
-        let Value::Array(items) = list else {
-            return Err(self
-                .error(
-                    pointer,
-                    format!("expected an array, found {}", kind(list)),
-                    HELP,
-                )
-                .into());
-        };
+        let items = self.items(list, pointer, HELP)?;
         for (i, item) in items.iter().enumerate() {
             let pointer = format!("{pointer}/{i}");
             let entry = self.object(item, &pointer, "each skill is an object with a uri")?;

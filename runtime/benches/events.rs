@@ -49,10 +49,8 @@ struct Game {
 impl Game {
     fn start() -> Game {
         let mut registry = Registry::<()>::new("bench", "1");
-        let emitter = registry.register_event(EventType::<Died>::new("died").keep(
-            4096,
-            Duration::from_secs(600),
-        ));
+        let emitter = registry
+            .register_event(EventType::<Died>::new("died").keep(4096, Duration::from_secs(600)));
         let mut server = Server::listen(registry, 0).expect("listens");
         let port = server.port();
         let stop = Arc::new(AtomicBool::new(false));
@@ -131,11 +129,8 @@ fn emit(c: &mut Criterion) {
             let client = game.client().await;
             let mut readers = Vec::new();
             for _ in 0..32 {
-                let mut stream = client.stream_events(
-                    "died",
-                    serde_json::Map::new(),
-                    EventOptions::new(),
-                );
+                let mut stream =
+                    client.stream_events("died", serde_json::Map::new(), EventOptions::new());
                 readers.push(tokio::spawn(async move {
                     while let Some(item) = stream.next().await {
                         black_box(item.ok());

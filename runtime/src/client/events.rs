@@ -135,17 +135,29 @@ async fn poll<T: Transport>(
     max_events: Option<u32>,
     max_age: Option<Duration>,
 ) -> Result<EventPage, Error> {
-    let mut params = json!({"name": name, "arguments": arguments, "cursor": cursor});
+    let mut params = subscription(name, arguments, cursor, max_age);
     if let Some(max) = max_events {
         params["maxEvents"] = Value::from(max);
-    }
-    if let Some(age) = max_age {
-        params["maxAgeMs"] = Value::from(u64::try_from(age.as_millis()).unwrap_or(u64::MAX));
     }
     let page = session::request(conn, "events/poll", params, &CallOptions::default()).await?;
     serde_json::from_value(page).map_err(|e| {
         Error::transport_source("events/poll answered with a result that is not a page", e)
     })
+}
+
+/// The params of a poll or a stream: the type, its arguments, the cursor (`null`: from now)
+/// and `maxAgeMs`.
+fn subscription(
+    name: &str,
+    arguments: &Map<String, Value>,
+    cursor: Option<&str>,
+    max_age: Option<Duration>,
+) -> Value {
+    let mut params = json!({"name": name, "arguments": arguments, "cursor": cursor});
+    if let Some(age) = max_age {
+        params["maxAgeMs"] = Value::from(u64::try_from(age.as_millis()).unwrap_or(u64::MAX));
+    }
+    params
 }
 
 /// What one round of a producer came to.
@@ -357,10 +369,7 @@ async fn push_round<T: Transport>(
 ) -> Round {
     let (sink, mut notes) = EventSink::new();
     let overflowed = sink.overflowed.clone();
-    let mut params = json!({"name": name, "arguments": arguments, "cursor": at.cursor});
-    if let Some(age) = at.max_age.take() {
-        params["maxAgeMs"] = Value::from(u64::try_from(age.as_millis()).unwrap_or(u64::MAX));
-    }
+    let params = subscription(name, arguments, at.cursor.as_deref(), at.max_age.take());
     let call = CallOptions {
         events: Some(sink),
         timeout: Some(Duration::MAX),
@@ -389,8 +398,14 @@ async fn push_round<T: Transport>(
                     }
                 }
                 return match done {
-                    // The server closed the stream (it shuts down): open it again.
-                    Ok(_) => Round::Again(Duration::ZERO),
+                    // The server closed the stream (it shuts down): open it again, at once if
+                    // it had been open, else after a back-off (a server that ends every stream
+                    // at once must not make the client spin).
+                    Ok(_) if opened => Round::Again(Duration::ZERO),
+                    Ok(_) => Round::Failed(
+                        Error::transport("the server ended the event stream before it opened"),
+                        true,
+                    ),
                     Err(error) if opened => Round::Failed(error, true),
                     Err(error) => match ending(&error) {
                         Some(ended) => {
