@@ -612,3 +612,60 @@ async fn a_cassette_records_and_replays_an_event_stream() {
         "{error}"
     );
 }
+
+/// Over stdio, our client against our server: a poll, and a push stream whose occurrences the
+/// server writes after the message that made them (a tool call that kills a unit).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn over_stdio_our_client_polls_and_streams_our_server() {
+    use mcp_bindgen::StdioClient;
+    let stdio = StdioClient::builder(tokio::process::Command::new(env!(
+        "CARGO_BIN_EXE_skirmish_stdio"
+    )))
+    .protocol(Protocol::Modern)
+    .spawn()
+    .await
+    .expect("spawns");
+    let client = Client::new(stdio);
+    let all = types::UnitDiedSubscription { team: None };
+    let start = client.poll_unit_died(&all, None).await.expect("poll");
+    for mode in [
+        mcp_bindgen::events::Delivery::Push,
+        mcp_bindgen::events::Delivery::Poll,
+    ] {
+        let mut stream = client
+            .stream_unit_died(&all, EventOptions::new().delivery(mode))
+            .await
+            .expect("no drift");
+        let deadline = std::time::Instant::now() + Duration::from_secs(10);
+        while stream.cursor().is_none() {
+            assert!(std::time::Instant::now() < deadline, "{mode:?}: no cursor");
+            let _ = tokio::time::timeout(Duration::from_millis(50), stream.next()).await;
+        }
+        let killed = client
+            .kill(&types::KillArgs {
+                kind: "knight".into(),
+                team: types::KillArgsTeam::Blue,
+            })
+            .await
+            .expect("kill")
+            .result;
+        let item = tokio::time::timeout(Duration::from_secs(10), stream.next())
+            .await
+            .expect("within 10 s")
+            .expect("an item")
+            .expect("typed");
+        match item {
+            EventItem::Event(occurrence) => {
+                assert_eq!(occurrence.data.unit, killed, "{mode:?}");
+                assert_eq!(occurrence.data.team, types::UnitDiedEventTeam::Blue);
+            }
+            other => panic!("{mode:?}: {other:?}"),
+        }
+    }
+    let page = client
+        .poll_unit_died(&all, start.cursor.as_deref())
+        .await
+        .expect("poll");
+    assert_eq!(page.events.len(), 2, "both kills, in order");
+    assert!(page.events[0].data.unit < page.events[1].data.unit);
+}
