@@ -96,7 +96,7 @@ pub fn load(path: &Path) -> Result<Manifest, Error> {
         if let Some(span) = e.span() {
             d = d.at(&text, line_col(&text, span.start));
         }
-        d.help("see the manifest format in the README (section bindings.toml)")
+        d.help("see the manifest format in the guide: book/src/ways-in.md, \"A checked-in crate\"")
     })?;
     let mut servers = Vec::new();
     for (module, mut config) in raw.servers {

@@ -1,4 +1,5 @@
-//! Every Rust snippet in README.md compiles, and those that can run do.
+//! Every Rust snippet in README.md and in the guide's chapters (`book/src/*.md`) compiles, and
+//! those that can run do; every TOML block that declares dependencies resolves.
 //!
 //! Each ```` ```rust ```` block has a marker on the line before it, an HTML comment that GitHub
 //! does not show, saying how it is checked:
@@ -16,15 +17,38 @@
 //!
 //! The snippets are written into `readme/snippets.rs`, which the test target `readme_snippets`
 //! compiles (and runs what can run): a snippet that no longer compiles fails that build. When
-//! README.md changes, this test fails until `UPDATE_EXPECT=1 cargo test -p mcp-bindgen-tests
+//! README.md or a chapter changes, this test fails until `UPDATE_EXPECT=1 cargo test -p mcp-bindgen-tests
 //! --test readme` writes the file again. What a fragment assumes (a `Game`, the application's
 //! agent) is in `readme_snippets.rs`'s `support`.
 
-/// A README block and how it is checked.
+/// A block of a page and how it is checked.
 struct Block {
+    /// The page, from the workspace's root (`README.md`, `book/src/events.md`).
+    file: String,
     line: usize,
     marker: String,
     code: String,
+}
+
+/// The pages whose snippets are checked: the README, then the guide's chapters by name.
+fn pages() -> Vec<(String, String)> {
+    let mut names = vec!["README.md".to_owned()];
+    let mut chapters: Vec<String> = std::fs::read_dir(root().join("book/src"))
+        .expect("book/src")
+        .filter_map(|e| e.ok()?.file_name().into_string().ok())
+        .filter(|n| n.ends_with(".md") && n != "SUMMARY.md")
+        .map(|n| format!("book/src/{n}"))
+        .collect();
+    chapters.sort();
+    names.extend(chapters);
+    names
+        .into_iter()
+        .map(|name| {
+            let text = std::fs::read_to_string(root().join(&name))
+                .unwrap_or_else(|e| panic!("{name}: {e}"));
+            (name, text)
+        })
+        .collect()
 }
 
 fn root() -> std::path::PathBuf {
@@ -34,8 +58,8 @@ fn root() -> std::path::PathBuf {
         .to_path_buf()
 }
 
-/// Every ```` ```rust ```` block, with the marker on the line before it.
-fn blocks(readme: &str) -> Vec<Block> {
+/// Every ```` ```rust ```` block of the page `file`, with the marker on the line before it.
+fn blocks(file: &str, readme: &str) -> Vec<Block> {
     let lines: Vec<&str> = readme.lines().collect();
     let mut blocks = Vec::new();
     let mut i = 0;
@@ -44,7 +68,7 @@ fn blocks(readme: &str) -> Vec<Block> {
             let start = i;
             let end = (start + 1..lines.len())
                 .find(|&j| lines[j].starts_with("```"))
-                .unwrap_or_else(|| panic!("README.md:{}: the block never ends", start + 1));
+                .unwrap_or_else(|| panic!("{file}:{}: the block never ends", start + 1));
             let marker = start
                 .checked_sub(1)
                 .map(|p| lines[p].trim())
@@ -53,7 +77,7 @@ fn blocks(readme: &str) -> Vec<Block> {
                 .map(|m| m.trim().to_owned())
                 .unwrap_or_else(|| {
                     panic!(
-                        "README.md:{}: a Rust block without a `<!-- readme: ... -->` marker on the \
+                        "{file}:{}: a Rust block without a `<!-- readme: ... -->` marker on the \
                          line before it (see tests/tests/readme.rs for the kinds)",
                         start + 1
                     )
@@ -61,6 +85,7 @@ fn blocks(readme: &str) -> Vec<Block> {
             let mut code = lines[start + 1..end].join("\n");
             code.push('\n');
             blocks.push(Block {
+                file: file.to_owned(),
                 line: start + 1,
                 marker,
                 code,
@@ -87,11 +112,17 @@ fn indent(code: &str, by: &str) -> String {
 
 /// The module that compiles `block`, and a test that runs it when its marker says `run`.
 fn module(block: &Block) -> String {
-    let name = format!("line_{}", block.line);
+    let stem = std::path::Path::new(&block.file)
+        .file_stem()
+        .and_then(|s| s.to_str())
+        .unwrap_or("page")
+        .to_lowercase()
+        .replace('-', "_");
+    let name = format!("{stem}_line_{}", block.line);
     let allow = "#[allow(unused, unreachable_code, unnameable_test_items, clippy::all)]";
     let header = format!(
-        "/// README.md line {}: `{}`.\n{allow}\nmod {name} {{\n",
-        block.line, block.marker
+        "/// {} line {}: `{}`.\n{allow}\nmod {name} {{\n",
+        block.file, block.line, block.marker
     );
     if block.marker == "items" {
         return format!(
@@ -101,13 +132,13 @@ fn module(block: &Block) -> String {
     }
     let rest = block.marker.strip_prefix("fn(").unwrap_or_else(|| {
         panic!(
-            "README.md:{}: unknown marker {:?}",
-            block.line, block.marker
+            "{}:{}: unknown marker {:?}",
+            block.file, block.line, block.marker
         )
     });
     let (params, rest) = rest
         .split_once(')')
-        .unwrap_or_else(|| panic!("README.md:{}: `fn(` without `)`", block.line));
+        .unwrap_or_else(|| panic!("{}:{}: `fn(` without `)`", block.file, block.line));
     let run = rest.trim_start().starts_with("run");
     let uses: Vec<String> = rest
         .split(';')
@@ -127,8 +158,8 @@ fn module(block: &Block) -> String {
     if run {
         assert!(
             params.trim().is_empty(),
-            "README.md:{}: only a snippet without parameters can run",
-            block.line
+            "{}:{}: only a snippet without parameters can run",
+            block.file, block.line
         );
         out.push_str(&format!(
             "\n#[test]\nfn {name}_runs() {{\n    pollster::block_on({name}::snippet()).expect(\"the snippet runs\");\n}}\n"
@@ -138,19 +169,20 @@ fn module(block: &Block) -> String {
 }
 
 #[test]
-fn every_rust_snippet_in_the_readme_is_compiled_or_the_file_it_shows() {
-    let readme = std::fs::read_to_string(root().join("README.md")).expect("README.md");
+fn every_rust_snippet_in_the_readme_and_the_guide_is_compiled_or_the_file_it_shows() {
     let mut generated = String::from(
-        "// @generated by tests/tests/readme.rs from README.md's Rust blocks: do not edit; run\n\
-         // `UPDATE_EXPECT=1 cargo test -p mcp-bindgen-tests --test readme` after changing them.\n\n\
+        "// @generated by tests/tests/readme.rs from the Rust blocks of README.md and book/src/:\n\
+         // do not edit; run `UPDATE_EXPECT=1 cargo test -p mcp-bindgen-tests --test readme` after\n\
+         // changing them.\n\n\
          use super::support;\n",
     );
     let mut skipped = Vec::new();
-    for block in blocks(&readme) {
+    let pages = pages();
+    for block in pages.iter().flat_map(|(file, text)| blocks(file, text)) {
         if let Some(path) = block.marker.strip_prefix("same-as ") {
             let path = path.trim();
             let file = std::fs::read_to_string(root().join(path))
-                .unwrap_or_else(|e| panic!("README.md:{}: {path}: {e}", block.line));
+                .unwrap_or_else(|e| panic!("{}:{}: {path}: {e}", block.file, block.line));
             // A first line `// build.rs` names the file for the reader.
             let code = match block.code.split_once('\n') {
                 Some((first, rest))
@@ -166,16 +198,16 @@ fn every_rust_snippet_in_the_readme_is_compiled_or_the_file_it_shows() {
             let from_use = file.find("\nuse ").map_or("", |at| &file[at + 1..]);
             assert!(
                 file.trim_end() == code.trim_end() || from_use.trim_end() == code.trim_end(),
-                "README.md:{}: the block is no longer {path} as it is: paste the file again",
-                block.line
+                "{}:{}: the block is no longer {path} as it is: paste the file again",
+                block.file, block.line
             );
         } else if let Some(reason) = block.marker.strip_prefix("skip:") {
             assert!(
                 !reason.trim().is_empty(),
-                "README.md:{}: skip says why",
-                block.line
+                "{}:{}: skip says why",
+                block.file, block.line
             );
-            skipped.push(block.line);
+            skipped.push(format!("{}:{}", block.file, block.line));
         } else {
             generated.push('\n');
             generated.push_str(&module(&block));
@@ -185,15 +217,26 @@ fn every_rust_snippet_in_the_readme_is_compiled_or_the_file_it_shows() {
     expect_test::expect_file!["readme/snippets.rs"].assert_eq(&generated);
 }
 
-/// Every TOML block of the README that declares dependencies resolves as pasted into a new
-/// crate beside a clone of this repository (`../mcp-bindgen/...` made to point at this
-/// checkout): a crate named but not published, or a path that moved, fails here with the
-/// README's line, as it would fail for a reader (`no matching package named ...`).
+/// Every TOML block of the README and the guide that declares dependencies resolves as pasted
+/// into a new crate beside a clone of this repository (`../mcp-bindgen/...` made to point at
+/// this checkout): a crate named but not published, or a path that moved, fails here with the
+/// page and line, as it would fail for a reader (`no matching package named ...`).
 #[test]
-fn every_dependency_block_in_the_readme_resolves_against_this_checkout() {
+fn every_dependency_block_in_the_readme_and_the_guide_resolves_against_this_checkout() {
     let root = root();
-    let readme = std::fs::read_to_string(root.join("README.md")).expect("README.md");
-    let lines: Vec<&str> = readme.lines().collect();
+    let mut checked = 0;
+    for (file, text) in pages() {
+        checked += dependency_blocks(&root, &file, &text);
+    }
+    assert!(
+        checked >= 2,
+        "Getting started's and the Bevy chapter's blocks: {checked}"
+    );
+}
+
+/// Checks the page's TOML blocks that declare dependencies; how many it checked.
+fn dependency_blocks(root: &std::path::Path, file: &str, text: &str) -> usize {
+    let lines: Vec<&str> = text.lines().collect();
     let mut checked = 0;
     let mut i = 0;
     while i < lines.len() {
@@ -204,7 +247,7 @@ fn every_dependency_block_in_the_readme_resolves_against_this_checkout() {
         let start = i + 1;
         let end = (start..lines.len())
             .find(|&j| lines[j].trim() == "```")
-            .unwrap_or_else(|| panic!("README.md:{start}: the block never ends"));
+            .unwrap_or_else(|| panic!("{file}:{start}: the block never ends"));
         let block = lines[start..end].join("\n");
         i = end + 1;
         if !block.contains("dependencies]") {
@@ -227,14 +270,35 @@ fn every_dependency_block_in_the_readme_resolves_against_this_checkout() {
             .expect("runs cargo metadata");
         assert!(
             output.status.success(),
-            "README.md:{start}: the dependencies of this block do not resolve against this \
+            "{file}:{start}: the dependencies of this block do not resolve against this \
              checkout:\n{}",
             String::from_utf8_lossy(&output.stderr)
         );
         checked += 1;
     }
+    checked
+}
+
+/// The guide's `SUMMARY.md` lists every chapter once and nothing else, and the README stays a
+/// front page (the topics are the guide's): at most 300 lines.
+#[test]
+fn the_guide_lists_every_chapter_and_the_readme_stays_short() {
+    let summary = std::fs::read_to_string(root().join("book/src/SUMMARY.md")).expect("SUMMARY.md");
+    let mut listed: Vec<String> = summary
+        .lines()
+        .filter_map(|l| l.split_once("](")?.1.strip_suffix(')').map(str::to_owned))
+        .collect();
+    listed.sort();
+    let mut chapters: Vec<String> = pages()
+        .into_iter()
+        .filter_map(|(name, _)| name.strip_prefix("book/src/").map(str::to_owned))
+        .collect();
+    chapters.sort();
+    assert_eq!(listed, chapters, "book/src/SUMMARY.md and the chapters in book/src/");
+    let readme = std::fs::read_to_string(root().join("README.md")).expect("README.md");
+    let lines = readme.lines().count();
     assert!(
-        checked >= 2,
-        "Getting started's and the Bevy section's blocks: {checked}"
+        lines <= 300,
+        "README.md is {lines} lines: move the topic to a chapter of book/src/"
     );
 }

@@ -1,4 +1,4 @@
-//! README.md's Rust snippets, compiled (and run where they can: a `fn() run` marker), as
+//! The Rust snippets of README.md and the guide (`book/src/`), compiled (and run where they can: a `fn() run` marker), as
 //! `readme.rs` extracts them into `readme/snippets.rs`; see there.
 
 // Written by `readme.rs` with the README's own layout: not reformatted.
