@@ -159,7 +159,8 @@ fn module(block: &Block) -> String {
         assert!(
             params.trim().is_empty(),
             "{}:{}: only a snippet without parameters can run",
-            block.file, block.line
+            block.file,
+            block.line
         );
         out.push_str(&format!(
             "\n#[test]\nfn {name}_runs() {{\n    pollster::block_on({name}::snippet()).expect(\"the snippet runs\");\n}}\n"
@@ -199,13 +200,15 @@ fn every_rust_snippet_in_the_readme_and_the_guide_is_compiled_or_the_file_it_sho
             assert!(
                 file.trim_end() == code.trim_end() || from_use.trim_end() == code.trim_end(),
                 "{}:{}: the block is no longer {path} as it is: paste the file again",
-                block.file, block.line
+                block.file,
+                block.line
             );
         } else if let Some(reason) = block.marker.strip_prefix("skip:") {
             assert!(
                 !reason.trim().is_empty(),
                 "{}:{}: skip says why",
-                block.file, block.line
+                block.file,
+                block.line
             );
             skipped.push(format!("{}:{}", block.file, block.line));
         } else {
@@ -294,7 +297,10 @@ fn the_guide_lists_every_chapter_and_the_readme_stays_short() {
         .filter_map(|(name, _)| name.strip_prefix("book/src/").map(str::to_owned))
         .collect();
     chapters.sort();
-    assert_eq!(listed, chapters, "book/src/SUMMARY.md and the chapters in book/src/");
+    assert_eq!(
+        listed, chapters,
+        "book/src/SUMMARY.md and the chapters in book/src/"
+    );
     let readme = std::fs::read_to_string(root().join("README.md")).expect("README.md");
     let lines = readme.lines().count();
     assert!(
