@@ -94,78 +94,93 @@ fn beyond_tools_line_14_runs() {
     pollster::block_on(beyond_tools_line_14::snippet()).expect("the snippet runs");
 }
 
-/// book/src/calling.md line 63: `fn()`.
+/// book/src/calling.md line 76: `fn() run`.
 #[allow(unused, unreachable_code, unnameable_test_items, clippy::all)]
-mod calling_line_63 {
+mod calling_line_76 {
     use super::support::*;
 
     pub(super) async fn snippet() -> Result<(), Box<dyn std::error::Error>> {
-        use mcp_bindgen::ToolError;
-        use mcp_bindings::saving_throw::{Client, Fake, Faked, types};
+        use mcp_bindgen::{Error, ToolCaller, ToolError};
+        use mcp_bindings::tecs::{Client, Fake, Faked, types};
 
-        struct Finished;
+        /// The code under test: is the game crowded?
+        async fn crowded<C: ToolCaller>(game: &Client<C>) -> Result<bool, Error> {
+            Ok(game.placed_count().await?.count > 3)
+        }
 
-        impl Fake for Finished {
-            async fn get_status(&self, args: types::GetStatusArgs) -> Result<types::RunStatus, ToolError> {
-                if args.run_id == "missing" {
-                    return Err(ToolError::new("no such run").with_code("not_found"));
-                }
-                Ok(serde_json::from_value(serde_json::json!({ /* the run */ })).unwrap())
+        /// A game of ten placed entities, without the game.
+        struct Ten;
+
+        impl Fake for Ten {
+            async fn placed_count(&self) -> Result<types::PlacedCountOutput, ToolError> {
+                Ok(types::PlacedCountOutput { count: 10 })
             }
         }
 
-        let agent = MyAgent::new(Client::new(Faked(Finished)));
+        assert!(crowded(&Client::new(Faked(Ten))).await?);
         Ok(())
     }
 }
 
-/// book/src/calling.md line 99: `fn()`.
+#[test]
+fn calling_line_76_runs() {
+    pollster::block_on(calling_line_76::snippet()).expect("the snippet runs");
+}
+
+/// book/src/calling.md line 115: `fn()`.
 #[allow(unused, unreachable_code, unnameable_test_items, clippy::all)]
-mod calling_line_99 {
+mod calling_line_115 {
     use super::support::*;
 
     pub(super) async fn snippet() -> Result<(), Box<dyn std::error::Error>> {
         use mcp_bindgen::cassette::{Recorder, Replayer};
-        use mcp_bindings::saving_throw::Client;
+        use mcp_bindgen::{Error, ToolCaller};
+        use mcp_bindings::tecs::Client;
 
+        async fn crowded<C: ToolCaller>(game: &Client<C>) -> Result<bool, Error> {
+            Ok(game.placed_count().await?.count > 3)
+        }
+
+        // Record with the game running (`cargo run -p mcp-bindgen-example-tecs -- --port 7100`):
+        // `RECORD=1 cargo test`; replay without it: `cargo test`.
         #[tokio::test]
-        async fn the_agent_finishes_a_run() {
-            let cassette = "tests/cassettes/finish_a_run.jsonl";
+        async fn the_game_is_not_crowded() {
+            let cassette = "tests/cassettes/crowded.jsonl";
             if std::env::var_os("RECORD").is_some() {
-                let server = mcp_bindgen::HttpClient::builder(URL).api_key(KEY).connect().await.unwrap();
-                let recorder = Recorder::create(server, cassette).unwrap();
-                MyAgent::new(Client::new(&recorder)).finish_a_run().await.unwrap();
+                let game = mcp_bindgen::HttpClient::connect("http://127.0.0.1:7100/mcp").await.unwrap();
+                let recorder = Recorder::create(game, cassette).unwrap();
+                assert!(!crowded(&Client::new(&recorder)).await.unwrap());
                 recorder.finish().unwrap();
             } else {
                 let replayer = Replayer::open(cassette).unwrap();
-                MyAgent::new(Client::new(&replayer)).finish_a_run().await.unwrap();
-                assert!(replayer.unplayed().is_empty(), "the agent skipped calls it used to make");
+                assert!(!crowded(&Client::new(&replayer)).await.unwrap());
+                assert!(replayer.unplayed().is_empty(), "the code skipped calls it used to make");
             }
         }
         Ok(())
     }
 }
 
-/// book/src/capturing.md line 38: `fn(client: Client<HttpClient>) use mcp_bindgen::HttpClient; use mcp_bindgen_tests::py_tls::{Client, prompts, resources};`.
+/// book/src/capturing.md line 41: `fn(client: Client<StdioClient>) use mcp_bindgen::StdioClient; use mcp_bindgen_tests::everything::{Client, prompts, resources};`.
 #[allow(unused, unreachable_code, unnameable_test_items, clippy::all)]
-mod capturing_line_38 {
+mod capturing_line_41 {
     use super::support::*;
-    use mcp_bindgen::HttpClient;
-    use mcp_bindgen_tests::py_tls::{Client, prompts, resources};
+    use mcp_bindgen::StdioClient;
+    use mcp_bindgen_tests::everything::{Client, prompts, resources};
 
-    pub(super) async fn snippet(client: Client<HttpClient>) -> Result<(), Box<dyn std::error::Error>> {
-        let briefing = client
-            .prompt_briefing(&prompts::BriefingArgs { goal: "find the key".into(), ..Default::default() })
+    pub(super) async fn snippet(client: Client<StdioClient>) -> Result<(), Box<dyn std::error::Error>> {
+        let weather = client
+            .prompt_args_prompt(&prompts::ArgsPromptArgs { city: "Oslo".into(), ..Default::default() })
             .await?;
-        let level = client.read_level("sunken temple").await?; // game://levels/sunken%20temple
-        let about = client.read_resource(resources::ABOUT).await?;
+        let text = client.read_dynamic_text_resource("1").await?; // demo://resource/dynamic/text/1
+        let doc = client.read_resource(resources::ARCHITECTURE_MD).await?;
         Ok(())
     }
 }
 
-/// book/src/capturing.md line 51: `fn(client: Client<HttpClient>) use mcp_bindgen::HttpClient; use mcp_bindgen_tests::everything::Client;`.
+/// book/src/capturing.md line 54: `fn(client: Client<HttpClient>) use mcp_bindgen::HttpClient; use mcp_bindgen_tests::everything::Client;`.
 #[allow(unused, unreachable_code, unnameable_test_items, clippy::all)]
-mod capturing_line_51 {
+mod capturing_line_54 {
     use super::support::*;
     use mcp_bindgen::HttpClient;
     use mcp_bindgen_tests::everything::Client;
@@ -187,12 +202,13 @@ mod diff_line_93 {
     pub(super) async fn snippet() -> Result<(), Box<dyn std::error::Error>> {
         use mcp_bindgen::{DriftPolicy, HttpClient};
 
-        let http = HttpClient::builder("https://mcp.example.com/mcp")
+        // The tecs example game: `cargo run -p mcp-bindgen-example-tecs -- --port 7100`.
+        let http = HttpClient::builder("http://127.0.0.1:7100/mcp")
             .drift_policy(DriftPolicy::Strict)
             .on_drift(|report| eprintln!("the server changed:\n{report}"))
             .connect()
             .await?;
-        let client = mcp_bindings::saving_throw::Client::new(http);
+        let client = mcp_bindings::tecs::Client::new(http);
         if let Some(report) = client.check_drift().await? {   // optional: check at start-up
             println!("{report}");                            // one line per change: severity, tool, rule, pointer
         }
@@ -201,9 +217,9 @@ mod diff_line_93 {
     }
 }
 
-/// book/src/diff.md line 137: `fn(url: &str)`.
+/// book/src/diff.md line 138: `fn(url: &str)`.
 #[allow(unused, unreachable_code, unnameable_test_items, clippy::all)]
-mod diff_line_137 {
+mod diff_line_138 {
     use super::support::*;
 
     pub(super) async fn snippet(url: &str) -> Result<(), Box<dyn std::error::Error>> {
@@ -247,26 +263,28 @@ fn events_line_10_runs() {
     pollster::block_on(events_line_10::snippet()).expect("the snippet runs");
 }
 
-/// book/src/events.md line 55: `fn(client: HttpClient) use mcp_bindgen::HttpClient;`.
+/// book/src/events.md line 56: `fn()`.
 #[allow(unused, unreachable_code, unnameable_test_items, clippy::all)]
-mod events_line_55 {
+mod events_line_56 {
     use super::support::*;
-    use mcp_bindgen::HttpClient;
 
-    pub(super) async fn snippet(client: HttpClient) -> Result<(), Box<dyn std::error::Error>> {
+    pub(super) async fn snippet() -> Result<(), Box<dyn std::error::Error>> {
         use mcp_bindgen::events::{EventItem, EventOptions};
+        use mcp_bindings::tecs::{Client, types};
 
-        let mut deaths = client.stream_events("unit_died", serde_json::Map::new(), EventOptions::new());
-        while let Some(item) = deaths.next().await {
+        let game = Client::new(mcp_bindgen::HttpClient::connect("http://127.0.0.1:7100/mcp").await?);
+        let crates = types::EntityDestroyedSubscription { label_prefix: Some("crate".into()) };
+        let mut destroyed = game.stream_entity_destroyed(&crates, EventOptions::new()).await?;
+        while let Some(item) = destroyed.next().await {
             match item? {
-                EventItem::Event(died) => println!("unit {} died", died.data["unit"]),
-                EventItem::Truncated { .. } => println!("some deaths were missed"),
-                EventItem::Terminated(ended) => println!("no more deaths: {}", ended.message),
+                EventItem::Event(e) => println!("{} destroyed at frame {}", e.data.entity, e.data.frame),
+                EventItem::Truncated { .. } => println!("some destructions were missed"),
+                EventItem::Terminated(ended) => println!("no more: {}", ended.message),
             }
         }
         // After `Terminated` (or an error it cannot get past) the stream ends. Its cursor resumes a
         // later stream where this one stopped: EventOptions::new().cursor(..).
-        let resume_from = deaths.cursor();
+        let resume_from = destroyed.cursor();
         Ok(())
     }
 }
