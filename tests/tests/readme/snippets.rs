@@ -263,9 +263,9 @@ fn events_line_10_runs() {
     pollster::block_on(events_line_10::snippet()).expect("the snippet runs");
 }
 
-/// book/src/events.md line 56: `fn()`.
+/// book/src/events.md line 57: `fn()`.
 #[allow(unused, unreachable_code, unnameable_test_items, clippy::all)]
-mod events_line_56 {
+mod events_line_57 {
     use super::support::*;
 
     pub(super) async fn snippet() -> Result<(), Box<dyn std::error::Error>> {
