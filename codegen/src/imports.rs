@@ -64,6 +64,9 @@ const RULES: &[Rule] = &[
     rule(&["mcp_bindgen", "ToolError"], true),
     rule(&["mcp_bindgen", "NoArguments"], true),
     rule(&["mcp_bindgen", "__private", "ConversionError"], true),
+    // The events extension's types and calls, by their module (`events::EventStream<..>`,
+    // `events::poll(..)`): a bare `poll` or `stream` would say little.
+    rule(&["mcp_bindgen", "events"], true),
     rule(&["std"], false),
     rule(&["serde"], false),
     rule(&["serde_json"], false),

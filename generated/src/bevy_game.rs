@@ -16,7 +16,7 @@
 use std::future::Future;
 use mcp_bindgen::{
     CallToolResult, DriftReport, Error, NoArguments, Provenance, TaskHandle, ToolCaller,
-    ToolError,
+    ToolError, events,
 };
 use serde_json::{Map, Value};
 
@@ -1604,12 +1604,11 @@ impl<C: ToolCaller> Client<C> {
     pub async fn poll_wave_arrived(
         &self,
         cursor: Option<&str>,
-    ) -> Result<mcp_bindgen::events::EventPage<types::WaveArrivedEvent>, Error> {
+    ) -> Result<events::EventPage<types::WaveArrivedEvent>, Error> {
         self.caller
             .check_catalog(&PROVENANCE, mcp_bindgen::drift::Kind::Event, "wave_arrived")
             .await?;
-        mcp_bindgen::events::poll(&self.caller, "wave_arrived", &NoArguments {}, cursor)
-            .await
+        events::poll(&self.caller, "wave_arrived", &NoArguments {}, cursor).await
     }
 
     /// A wave of units arrived (written by `spawn_waves`; served as the MCP event type
@@ -1621,19 +1620,12 @@ impl<C: ToolCaller> Client<C> {
     /// this module was generated from.
     pub async fn stream_wave_arrived(
         &self,
-        options: mcp_bindgen::events::EventOptions,
-    ) -> Result<mcp_bindgen::events::EventStream<types::WaveArrivedEvent>, Error> {
+        options: events::EventOptions,
+    ) -> Result<events::EventStream<types::WaveArrivedEvent>, Error> {
         self.caller
             .check_catalog(&PROVENANCE, mcp_bindgen::drift::Kind::Event, "wave_arrived")
             .await?;
-        Ok(
-            mcp_bindgen::events::stream(
-                &self.caller,
-                "wave_arrived",
-                &NoArguments {},
-                options,
-            ),
-        )
+        Ok(events::stream(&self.caller, "wave_arrived", &NoArguments {}, options))
     }
 
     /// A component's new value, for [`McpEventsExt::add_mcp_component_event`].
@@ -1645,7 +1637,7 @@ impl<C: ToolCaller> Client<C> {
         &self,
         args: &types::HealthChangedSubscription,
         cursor: Option<&str>,
-    ) -> Result<mcp_bindgen::events::EventPage<types::HealthChangedEvent>, Error> {
+    ) -> Result<events::EventPage<types::HealthChangedEvent>, Error> {
         self.caller
             .check_catalog(
                 &PROVENANCE,
@@ -1653,7 +1645,7 @@ impl<C: ToolCaller> Client<C> {
                 "health_changed",
             )
             .await?;
-        mcp_bindgen::events::poll(&self.caller, "health_changed", args, cursor).await
+        events::poll(&self.caller, "health_changed", args, cursor).await
     }
 
     /// A component's new value, for [`McpEventsExt::add_mcp_component_event`].
@@ -1665,8 +1657,8 @@ impl<C: ToolCaller> Client<C> {
     pub async fn stream_health_changed(
         &self,
         args: &types::HealthChangedSubscription,
-        options: mcp_bindgen::events::EventOptions,
-    ) -> Result<mcp_bindgen::events::EventStream<types::HealthChangedEvent>, Error> {
+        options: events::EventOptions,
+    ) -> Result<events::EventStream<types::HealthChangedEvent>, Error> {
         self.caller
             .check_catalog(
                 &PROVENANCE,
@@ -1674,7 +1666,7 @@ impl<C: ToolCaller> Client<C> {
                 "health_changed",
             )
             .await?;
-        Ok(mcp_bindgen::events::stream(&self.caller, "health_changed", args, options))
+        Ok(events::stream(&self.caller, "health_changed", args, options))
     }
 }
 
@@ -1948,7 +1940,7 @@ impl<F: Fake> ToolCaller for Faked<F> {
         arguments: Map<String, Value>,
         cursor: Option<&str>,
         max_events: Option<u32>,
-    ) -> Result<mcp_bindgen::events::EventPage, Error> {
+    ) -> Result<events::EventPage, Error> {
         let _ = (arguments, max_events);
         mcp_bindgen::fake::FakeEvents::poll_for(self.0.events(), name, cursor)
     }
@@ -1957,8 +1949,8 @@ impl<F: Fake> ToolCaller for Faked<F> {
         &self,
         name: &str,
         arguments: Map<String, Value>,
-        options: mcp_bindgen::events::EventOptions,
-    ) -> mcp_bindgen::events::EventStream {
+        options: events::EventOptions,
+    ) -> events::EventStream {
         let _ = (arguments, options);
         mcp_bindgen::fake::FakeEvents::stream_for(self.0.events(), name)
     }

@@ -16,7 +16,7 @@
 use std::future::Future;
 use mcp_bindgen::{
     CallToolResult, DriftReport, Error, NoArguments, Provenance, TaskHandle, ToolCaller,
-    ToolError,
+    ToolError, events,
 };
 use serde_json::{Map, Value};
 
@@ -925,7 +925,7 @@ impl<C: ToolCaller> Client<C> {
     pub async fn poll_entity_spawned(
         &self,
         cursor: Option<&str>,
-    ) -> Result<mcp_bindgen::events::EventPage<types::EntitySpawnedEvent>, Error> {
+    ) -> Result<events::EventPage<types::EntitySpawnedEvent>, Error> {
         self.caller
             .check_catalog(
                 &PROVENANCE,
@@ -933,13 +933,7 @@ impl<C: ToolCaller> Client<C> {
                 "entity_spawned",
             )
             .await?;
-        mcp_bindgen::events::poll(
-                &self.caller,
-                "entity_spawned",
-                &NoArguments {},
-                cursor,
-            )
-            .await
+        events::poll(&self.caller, "entity_spawned", &NoArguments {}, cursor).await
     }
 
     /// An entity was spawned (by the `spawn` event of `send_event`).
@@ -950,8 +944,8 @@ impl<C: ToolCaller> Client<C> {
     /// this module was generated from.
     pub async fn stream_entity_spawned(
         &self,
-        options: mcp_bindgen::events::EventOptions,
-    ) -> Result<mcp_bindgen::events::EventStream<types::EntitySpawnedEvent>, Error> {
+        options: events::EventOptions,
+    ) -> Result<events::EventStream<types::EntitySpawnedEvent>, Error> {
         self.caller
             .check_catalog(
                 &PROVENANCE,
@@ -959,14 +953,7 @@ impl<C: ToolCaller> Client<C> {
                 "entity_spawned",
             )
             .await?;
-        Ok(
-            mcp_bindgen::events::stream(
-                &self.caller,
-                "entity_spawned",
-                &NoArguments {},
-                options,
-            ),
-        )
+        Ok(events::stream(&self.caller, "entity_spawned", &NoArguments {}, options))
     }
 
     /// An entity was destroyed (by the `destroy` event of `send_event`).
@@ -978,7 +965,7 @@ impl<C: ToolCaller> Client<C> {
         &self,
         args: &types::EntityDestroyedSubscription,
         cursor: Option<&str>,
-    ) -> Result<mcp_bindgen::events::EventPage<types::EntityDestroyedEvent>, Error> {
+    ) -> Result<events::EventPage<types::EntityDestroyedEvent>, Error> {
         self.caller
             .check_catalog(
                 &PROVENANCE,
@@ -986,7 +973,7 @@ impl<C: ToolCaller> Client<C> {
                 "entity_destroyed",
             )
             .await?;
-        mcp_bindgen::events::poll(&self.caller, "entity_destroyed", args, cursor).await
+        events::poll(&self.caller, "entity_destroyed", args, cursor).await
     }
 
     /// An entity was destroyed (by the `destroy` event of `send_event`).
@@ -998,8 +985,8 @@ impl<C: ToolCaller> Client<C> {
     pub async fn stream_entity_destroyed(
         &self,
         args: &types::EntityDestroyedSubscription,
-        options: mcp_bindgen::events::EventOptions,
-    ) -> Result<mcp_bindgen::events::EventStream<types::EntityDestroyedEvent>, Error> {
+        options: events::EventOptions,
+    ) -> Result<events::EventStream<types::EntityDestroyedEvent>, Error> {
         self.caller
             .check_catalog(
                 &PROVENANCE,
@@ -1007,7 +994,7 @@ impl<C: ToolCaller> Client<C> {
                 "entity_destroyed",
             )
             .await?;
-        Ok(mcp_bindgen::events::stream(&self.caller, "entity_destroyed", args, options))
+        Ok(events::stream(&self.caller, "entity_destroyed", args, options))
     }
 
     /// The arena opened (`arena_census` is served from now on).
@@ -1018,12 +1005,11 @@ impl<C: ToolCaller> Client<C> {
     pub async fn poll_arena_opened(
         &self,
         cursor: Option<&str>,
-    ) -> Result<mcp_bindgen::events::EventPage<types::ArenaOpenedEvent>, Error> {
+    ) -> Result<events::EventPage<types::ArenaOpenedEvent>, Error> {
         self.caller
             .check_catalog(&PROVENANCE, mcp_bindgen::drift::Kind::Event, "arena_opened")
             .await?;
-        mcp_bindgen::events::poll(&self.caller, "arena_opened", &NoArguments {}, cursor)
-            .await
+        events::poll(&self.caller, "arena_opened", &NoArguments {}, cursor).await
     }
 
     /// The arena opened (`arena_census` is served from now on).
@@ -1034,19 +1020,12 @@ impl<C: ToolCaller> Client<C> {
     /// this module was generated from.
     pub async fn stream_arena_opened(
         &self,
-        options: mcp_bindgen::events::EventOptions,
-    ) -> Result<mcp_bindgen::events::EventStream<types::ArenaOpenedEvent>, Error> {
+        options: events::EventOptions,
+    ) -> Result<events::EventStream<types::ArenaOpenedEvent>, Error> {
         self.caller
             .check_catalog(&PROVENANCE, mcp_bindgen::drift::Kind::Event, "arena_opened")
             .await?;
-        Ok(
-            mcp_bindgen::events::stream(
-                &self.caller,
-                "arena_opened",
-                &NoArguments {},
-                options,
-            ),
-        )
+        Ok(events::stream(&self.caller, "arena_opened", &NoArguments {}, options))
     }
 
     /// Gameplay logged a line at error level (a crash: the world stops advancing).
@@ -1057,12 +1036,11 @@ impl<C: ToolCaller> Client<C> {
     pub async fn poll_error_logged(
         &self,
         cursor: Option<&str>,
-    ) -> Result<mcp_bindgen::events::EventPage<types::ErrorLoggedEvent>, Error> {
+    ) -> Result<events::EventPage<types::ErrorLoggedEvent>, Error> {
         self.caller
             .check_catalog(&PROVENANCE, mcp_bindgen::drift::Kind::Event, "error_logged")
             .await?;
-        mcp_bindgen::events::poll(&self.caller, "error_logged", &NoArguments {}, cursor)
-            .await
+        events::poll(&self.caller, "error_logged", &NoArguments {}, cursor).await
     }
 
     /// Gameplay logged a line at error level (a crash: the world stops advancing).
@@ -1073,19 +1051,12 @@ impl<C: ToolCaller> Client<C> {
     /// this module was generated from.
     pub async fn stream_error_logged(
         &self,
-        options: mcp_bindgen::events::EventOptions,
-    ) -> Result<mcp_bindgen::events::EventStream<types::ErrorLoggedEvent>, Error> {
+        options: events::EventOptions,
+    ) -> Result<events::EventStream<types::ErrorLoggedEvent>, Error> {
         self.caller
             .check_catalog(&PROVENANCE, mcp_bindgen::drift::Kind::Event, "error_logged")
             .await?;
-        Ok(
-            mcp_bindgen::events::stream(
-                &self.caller,
-                "error_logged",
-                &NoArguments {},
-                options,
-            ),
-        )
+        Ok(events::stream(&self.caller, "error_logged", &NoArguments {}, options))
     }
 }
 
@@ -1276,7 +1247,7 @@ impl<F: Fake> ToolCaller for Faked<F> {
         arguments: Map<String, Value>,
         cursor: Option<&str>,
         max_events: Option<u32>,
-    ) -> Result<mcp_bindgen::events::EventPage, Error> {
+    ) -> Result<events::EventPage, Error> {
         let _ = (arguments, max_events);
         mcp_bindgen::fake::FakeEvents::poll_for(self.0.events(), name, cursor)
     }
@@ -1285,8 +1256,8 @@ impl<F: Fake> ToolCaller for Faked<F> {
         &self,
         name: &str,
         arguments: Map<String, Value>,
-        options: mcp_bindgen::events::EventOptions,
-    ) -> mcp_bindgen::events::EventStream {
+        options: events::EventOptions,
+    ) -> events::EventStream {
         let _ = (arguments, options);
         mcp_bindgen::fake::FakeEvents::stream_for(self.0.events(), name)
     }

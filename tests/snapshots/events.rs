@@ -17,6 +17,7 @@
 use std::future::Future;
 use mcp_bindgen::{
     CallToolResult, DriftReport, Error, NoArguments, Provenance, ToolCaller, ToolError,
+    events,
 };
 use serde_json::{Map, Value};
 
@@ -413,11 +414,11 @@ impl<C: ToolCaller> Client<C> {
         &self,
         args: &types::UnitDiedSubscription,
         cursor: Option<&str>,
-    ) -> Result<mcp_bindgen::events::EventPage<types::UnitDiedEvent>, Error> {
+    ) -> Result<events::EventPage<types::UnitDiedEvent>, Error> {
         self.caller
             .check_catalog(&PROVENANCE, mcp_bindgen::drift::Kind::Event, "unit_died")
             .await?;
-        mcp_bindgen::events::poll(&self.caller, "unit_died", args, cursor).await
+        events::poll(&self.caller, "unit_died", args, cursor).await
     }
 
     /// A unit died.
@@ -429,12 +430,12 @@ impl<C: ToolCaller> Client<C> {
     pub async fn stream_unit_died(
         &self,
         args: &types::UnitDiedSubscription,
-        options: mcp_bindgen::events::EventOptions,
-    ) -> Result<mcp_bindgen::events::EventStream<types::UnitDiedEvent>, Error> {
+        options: events::EventOptions,
+    ) -> Result<events::EventStream<types::UnitDiedEvent>, Error> {
         self.caller
             .check_catalog(&PROVENANCE, mcp_bindgen::drift::Kind::Event, "unit_died")
             .await?;
-        Ok(mcp_bindgen::events::stream(&self.caller, "unit_died", args, options))
+        Ok(events::stream(&self.caller, "unit_died", args, options))
     }
 
     /// A wave of attackers started.
@@ -445,12 +446,11 @@ impl<C: ToolCaller> Client<C> {
     pub async fn poll_wave_started(
         &self,
         cursor: Option<&str>,
-    ) -> Result<mcp_bindgen::events::EventPage<types::WaveStartedEvent>, Error> {
+    ) -> Result<events::EventPage<types::WaveStartedEvent>, Error> {
         self.caller
             .check_catalog(&PROVENANCE, mcp_bindgen::drift::Kind::Event, "wave_started")
             .await?;
-        mcp_bindgen::events::poll(&self.caller, "wave_started", &NoArguments {}, cursor)
-            .await
+        events::poll(&self.caller, "wave_started", &NoArguments {}, cursor).await
     }
 
     /// A wave of attackers started.
@@ -461,19 +461,12 @@ impl<C: ToolCaller> Client<C> {
     /// this module was generated from.
     pub async fn stream_wave_started(
         &self,
-        options: mcp_bindgen::events::EventOptions,
-    ) -> Result<mcp_bindgen::events::EventStream<types::WaveStartedEvent>, Error> {
+        options: events::EventOptions,
+    ) -> Result<events::EventStream<types::WaveStartedEvent>, Error> {
         self.caller
             .check_catalog(&PROVENANCE, mcp_bindgen::drift::Kind::Event, "wave_started")
             .await?;
-        Ok(
-            mcp_bindgen::events::stream(
-                &self.caller,
-                "wave_started",
-                &NoArguments {},
-                options,
-            ),
-        )
+        Ok(events::stream(&self.caller, "wave_started", &NoArguments {}, options))
     }
 }
 
@@ -532,7 +525,7 @@ impl<F: Fake> ToolCaller for Faked<F> {
         arguments: Map<String, Value>,
         cursor: Option<&str>,
         max_events: Option<u32>,
-    ) -> Result<mcp_bindgen::events::EventPage, Error> {
+    ) -> Result<events::EventPage, Error> {
         let _ = (arguments, max_events);
         mcp_bindgen::fake::FakeEvents::poll_for(self.0.events(), name, cursor)
     }
@@ -541,8 +534,8 @@ impl<F: Fake> ToolCaller for Faked<F> {
         &self,
         name: &str,
         arguments: Map<String, Value>,
-        options: mcp_bindgen::events::EventOptions,
-    ) -> mcp_bindgen::events::EventStream {
+        options: events::EventOptions,
+    ) -> events::EventStream {
         let _ = (arguments, options);
         mcp_bindgen::fake::FakeEvents::stream_for(self.0.events(), name)
     }
