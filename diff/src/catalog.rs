@@ -11,6 +11,7 @@ use std::collections::BTreeMap;
 
 use serde_json::Value;
 
+pub use crate::events::EventType;
 use crate::rules::{self, Rule};
 use crate::{Change, Kind};
 
@@ -27,21 +28,6 @@ pub struct Catalog<'a> {
     pub skills: Vec<Skill<'a>>,
     /// The event types (the `io.modelcontextprotocol/events` extension).
     pub events: Vec<EventType<'a>>,
-}
-
-/// An event type: its name, delivery modes and schemas (see [`crate::Kind::Event`]).
-#[derive(Debug, Clone)]
-pub struct EventType<'a> {
-    /// The event type's name.
-    pub name: &'a str,
-    /// Its delivery modes (`poll`, `push`, `webhook`).
-    pub delivery: Vec<&'a str>,
-    /// The JSON Schema of a subscription's arguments.
-    pub input_schema: &'a Value,
-    /// The JSON Schema of an occurrence's data.
-    pub payload_schema: &'a Value,
-    /// The descriptor as sent.
-    pub raw: &'a Value,
 }
 
 /// An Agent Skill: its name, the URI of its `SKILL.md` and its files' digests.

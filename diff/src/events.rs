@@ -11,9 +11,23 @@ use std::collections::BTreeMap;
 
 use serde_json::Value;
 
-use crate::catalog::EventType;
 use crate::rules;
 use crate::{Annotations, Change, Kind, Options, Tool};
+
+/// An event type: its name, delivery modes and schemas (see [`crate::Kind::Event`]).
+#[derive(Debug, Clone)]
+pub struct EventType<'a> {
+    /// The event type's name.
+    pub name: &'a str,
+    /// Its delivery modes (`poll`, `push`, `webhook`).
+    pub delivery: Vec<&'a str>,
+    /// The JSON Schema of a subscription's arguments.
+    pub input_schema: &'a Value,
+    /// The JSON Schema of an occurrence's data.
+    pub payload_schema: &'a Value,
+    /// The descriptor as sent.
+    pub raw: &'a Value,
+}
 
 /// What changed between two servers' event types, in the old list's order (then the new ones).
 pub(crate) fn diff(old: &[EventType<'_>], new: &[EventType<'_>], changes: &mut Vec<Change>) {

@@ -43,6 +43,13 @@ pub mod code {
     }
 }
 
+/// Whether `method` is a notification of an `events/stream` (routed to its stream, by the
+/// stream's request id), not one of the session's (`notifications/events/list_changed`).
+#[cfg(feature = "client")]
+pub(crate) fn is_stream_note(method: &str) -> bool {
+    method.starts_with("notifications/events/") && method != "notifications/events/list_changed"
+}
+
 /// How occurrences of an event type reach a client.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]

@@ -50,11 +50,6 @@ impl EventSink {
     }
 }
 
-/// Whether `method` is a notification of an events stream.
-pub(crate) fn is_event_note(method: &str) -> bool {
-    method.starts_with("notifications/events/") && method != "notifications/events/list_changed"
-}
-
 impl<T: Transport> McpClient<T> {
     /// The server's event types (`events/list`, every page).
     pub async fn list_events(&self) -> Result<Vec<EventDescriptor>, Error> {

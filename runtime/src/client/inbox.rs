@@ -120,7 +120,7 @@ impl Session {
             Some("notifications/prompts/list_changed" | "notifications/resources/list_changed") => {
                 self.drift.catalog_changed();
             }
-            Some(method) if super::events::is_event_note(method) => {
+            Some(method) if crate::events::is_stream_note(method) => {
                 if let Some(sink) = &context.events {
                     sink.deliver(message);
                 }

@@ -117,7 +117,7 @@ impl Shared {
     fn concerned(&self, message: &Value) -> Vec<CallContext> {
         let pending = lock(&self.pending);
         let method = message["method"].as_str().unwrap_or("");
-        if method == "notifications/progress" || super::events::is_event_note(method) {
+        if method == "notifications/progress" || crate::events::is_stream_note(method) {
             let token = match method {
                 "notifications/progress" => message["params"]["progressToken"].as_u64(),
                 _ => message["params"]["_meta"][era::meta::SUBSCRIPTION_ID].as_u64(),

@@ -268,16 +268,6 @@ fn acknowledgement(id: &Value, acknowledged: &Value) -> String {
     .to_string()
 }
 
-/// The response that ends a listen stream the server closes (it is shutting down).
-pub(crate) fn closing(id: &Value) -> String {
-    json!({
-        "jsonrpc": "2.0",
-        "id": id,
-        "result": {"resultType": "complete", "_meta": {meta::SUBSCRIPTION_ID: id}},
-    })
-    .to_string()
-}
-
 /// The notifications for `changes`, the updated resources `uris` and the tasks `tasks`
 /// (`DetailedTask`s): tagged with the listen request's id `tag`, or untagged (the legacy era).
 pub(crate) fn events(

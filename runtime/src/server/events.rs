@@ -548,7 +548,7 @@ impl Default for Hub {
 }
 
 /// An open subscription: its type, its arguments and where it is.
-pub(crate) struct Subscription {
+pub(crate) struct Subscribed {
     pub(crate) kind: Arc<Kind>,
     pub(crate) args: Shared,
     pub(crate) position: Position,
@@ -655,7 +655,7 @@ impl Hub {
         id: &Value,
         params: &Params,
         mode: Delivery,
-    ) -> Result<Subscription, String> {
+    ) -> Result<Subscribed, String> {
         let Some(name) = params.name.as_ref().and_then(Text::as_str) else {
             let message = "Invalid params: the request needs an event type's \"name\"";
             return Err(error_with(id, code::INVALID_PARAMS, message, None));
@@ -685,7 +685,7 @@ impl Hub {
             .and_then(Value::as_u64)
             .filter(|_| cursor.is_some() && !truncated)
             .and_then(|ms| Instant::now().checked_sub(Duration::from_millis(ms)));
-        Ok(Subscription {
+        Ok(Subscribed {
             kind,
             args,
             position,

@@ -450,7 +450,7 @@ impl ListenStream {
                     self.subscription
                         .tag
                         .as_ref()
-                        .map(|id| event(&announce::closing(id))),
+                        .map(|id| event(&super::wire::closing(id))),
                 );
             }
             Poll::Pending => {

@@ -11,7 +11,7 @@ use std::time::Duration;
 use serde_json::{Map, Value, json};
 use tokio::sync::mpsc;
 
-use super::{Hub, Kind, Position, Read, Subscription};
+use super::{Hub, Kind, Position, Read, Subscribed};
 use crate::events::code;
 
 /// How many occurrences one read of the buffer hands a stream.
@@ -35,7 +35,7 @@ impl Drop for Open {
 
 /// What a stream writes next, from one read of the buffer: a fresh `active` first when
 /// `announce` (the stream's start) or when the read found a gap, then the occurrences.
-fn lines(sub: &mut Subscription, id: &Value, announce: bool, out: &mut Vec<String>) -> bool {
+fn lines(sub: &mut Subscribed, id: &Value, announce: bool, out: &mut Vec<String>) -> bool {
     let kind = &sub.kind;
     let Read {
         found,
@@ -75,7 +75,7 @@ fn terminated(kind: &Kind, id: &Value) -> String {
 /// buffer for its cursor.
 pub(crate) async fn pump(
     hub: Arc<Hub>,
-    mut sub: Subscription,
+    mut sub: Subscribed,
     id: Value,
     out: mpsc::Sender<String>,
     heartbeat: Duration,
@@ -98,7 +98,7 @@ pub(crate) async fn pump(
         tokio::pin!(notified);
         notified.as_mut().enable();
         if hub.is_closing() {
-            send(crate::server::announce::closing(&id)).await;
+            send(crate::server::wire::closing(&id)).await;
             return;
         }
         if kind.removed.load(std::sync::atomic::Ordering::Relaxed) {
@@ -133,7 +133,7 @@ pub(crate) async fn pump(
 /// runs there: occurrences emitted meanwhile wait in the buffer for the next message).
 #[derive(Default)]
 pub(crate) struct Stdio {
-    open: Vec<(Value, Subscription, Open)>,
+    open: Vec<(Value, Subscribed, Open)>,
 }
 
 impl std::fmt::Debug for Stdio {
@@ -150,7 +150,7 @@ impl Stdio {
     }
 
     /// Opens a stream for the request `id`: its `active` and what is already after its cursor.
-    pub(crate) fn open(&mut self, id: Value, mut sub: Subscription) -> Vec<String> {
+    pub(crate) fn open(&mut self, id: Value, mut sub: Subscribed) -> Vec<String> {
         let mut out = Vec::new();
         while lines(&mut sub, &id, out.is_empty(), &mut out) {}
         let open = Open::new(&sub.kind);
@@ -163,7 +163,7 @@ impl Stdio {
         let mut out = Vec::new();
         self.open.retain_mut(|(id, sub, _)| {
             if hub.is_closing() {
-                out.push(crate::server::announce::closing(id));
+                out.push(crate::server::wire::closing(id));
                 return false;
             }
             if sub.kind.removed.load(std::sync::atomic::Ordering::Relaxed) {

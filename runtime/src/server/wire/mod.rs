@@ -18,7 +18,7 @@ pub(crate) use classify::Headers;
 use classify::classify;
 pub(crate) use frame::{Capabilities, ClientResponse, Meta, Params, Rare, Request, Text};
 use frame::{Framed, Rejection, frame};
-pub(crate) use reply::{Blocks, CallResult, error, error_with, notification, respond};
+pub(crate) use reply::{Blocks, CallResult, closing, error, error_with, notification, respond};
 
 /// A message as it arrived, framed and its era told: the one way from bytes to a request, for
 /// the HTTP server and the registry's own `dispatch` alike.

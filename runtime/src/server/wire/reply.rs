@@ -183,3 +183,17 @@ pub(crate) fn error_with(id: &Value, code: i64, message: &str, data: Option<&Val
     })
     .to_string()
 }
+
+/// The response that ends a stream the server closes (it is shutting down): a
+/// `subscriptions/listen` or an `events/stream`, tagged with the request's id.
+pub(crate) fn closing(id: &Value) -> String {
+    serde_json::json!({
+        "jsonrpc": "2.0",
+        "id": id,
+        "result": {
+            "resultType": "complete",
+            "_meta": {crate::era::meta::SUBSCRIPTION_ID: id},
+        },
+    })
+    .to_string()
+}
