@@ -237,7 +237,7 @@ impl<P: Serialize + Send + Sync + 'static> Emitter<P> {
     /// that polls. While nobody listens this is one atomic load. A payload that does not
     /// serialize is dropped (with the `tracing` feature, a warning names the event).
     pub fn emit(&self, payload: P) {
-        if !self.kind.heard.load(Ordering::Relaxed) {
+        if !self.kind.heard.load(Ordering::Relaxed) || !self.kind.still_heard() {
             return;
         }
         match serde_json::to_string(&payload) {
@@ -469,6 +469,17 @@ impl Kind {
     pub(crate) fn closed(&self) {
         self.streams.fetch_sub(1, Ordering::Relaxed);
         self.renew();
+    }
+
+    /// Whether someone still listens (a stream is open, or a lease runs); when not, the type
+    /// stops recording here, at the first occurrence after the lease ran out, whether or not a
+    /// frame announced anything since.
+    fn still_heard(&self) -> bool {
+        if self.streams.load(Ordering::Relaxed) > 0 {
+            return true;
+        }
+        self.sweep(Instant::now());
+        self.heard.load(Ordering::Relaxed)
     }
 
     /// Stops recording when nobody listens any more.

@@ -63,6 +63,17 @@ fn nothing_is_kept_until_someone_listens_and_a_lease_keeps_it() {
     *kind.lease.lock().unwrap() = Some(Instant::now());
     registry.events.sweep();
     assert!(!died_.is_heard());
+    // Without a frame's sweep: the first emit after the lease ran out stops the recording.
+    kind.renew();
+    *kind.lease.lock().unwrap() = Some(Instant::now());
+    let kept = kind.ring().entries.len();
+    died_.emit(died(3, "red"));
+    assert_eq!(
+        kind.ring().entries.len(),
+        kept,
+        "kept after the lease ran out"
+    );
+    assert!(!died_.is_heard());
 }
 
 #[test]
