@@ -5,12 +5,12 @@
 
 use std::sync::Arc;
 
-use serde_json::{Map, Value};
+use serde_json::Value;
 
 use super::Registry;
 use crate::events::Delivery;
 use crate::server::events::{EventType, Kind, PAGE_LIMIT};
-use crate::server::wire::{Params, respond};
+use crate::server::wire::Params;
 use crate::server::{Emitter, schemars::JsonSchema};
 
 impl<Ctx> Registry<Ctx> {
@@ -75,29 +75,16 @@ impl<Ctx> Registry<Ctx> {
             .map_or(PAGE_LIMIT, |n| usize::try_from(n).unwrap_or(PAGE_LIMIT))
             .clamp(1, PAGE_LIMIT);
         let read = kind.read(sub.position, &sub.args, max, sub.floor);
-        let mut events = String::from("[");
-        for (i, (_, members)) in read.found.iter().enumerate() {
-            if i > 0 {
-                events.push(',');
-            }
-            events.push('{');
-            events.push_str(members);
-            events.push('}');
-        }
-        events.push(']');
-        let mut result = Map::new();
-        // The stored occurrences are JSON text already: parsed once here, into the page.
-        let events: Value = serde_json::from_str(&events).unwrap_or_else(|_| Value::Array(vec![]));
-        result.insert("events".into(), events);
-        result.insert("cursor".into(), Value::String(kind.cursor(read.position)));
-        result.insert(
-            "truncated".into(),
-            Value::Bool(read.truncated || sub.truncated),
-        );
-        result.insert("hasMore".into(), Value::Bool(read.more));
+        // The kept occurrences are JSON text already: the page is written around them, not
+        // parsed and serialized again.
+        let events: Vec<String> = read.found.iter().map(|(_, m)| format!("{{{m}}}")).collect();
+        let cursor = Value::String(kind.cursor(read.position));
         let next = u64::try_from(kind.next_poll.as_millis()).unwrap_or(u64::MAX);
-        result.insert("nextPollMs".into(), Value::from(next));
-        result.insert("resultType".into(), Value::String("complete".into()));
-        respond(id, &result)
+        format!(
+            r#"{{"jsonrpc":"2.0","id":{id},"result":{{"events":[{}],"cursor":{cursor},"truncated":{},"hasMore":{},"nextPollMs":{next},"resultType":"complete"}}}}"#,
+            events.join(","),
+            read.truncated || sub.truncated,
+            read.more,
+        )
     }
 }
