@@ -17,8 +17,8 @@ use crate::Error;
 /// which sets the redirect URI and the authorization step; `mcp-bindgen capture --oauth` uses it too.
 ///
 /// At each sign-in it prints the URL to stderr (the way in when no browser starts), opens it
-/// with the browser command (default: `$BROWSER`, a command and its words as git and xdg-open
-/// read it, else the platform's opener: `xdg-open`, `open` on macOS, `url.dll`'s protocol handler
+/// with the browser command (default: `$BROWSER`, a command and its words, quoted as in a
+/// shell where a word has blanks, else the platform's opener: `xdg-open`, `open` on macOS, `url.dll`'s protocol handler
 /// on Windows; never through a shell, and only for an `http` or `https` URL), and
 /// waits for a request to `/callback` that carries the `state` of that authorization URL. A
 /// request with another `state` (a forged or stale redirect) is answered 400 and the wait goes
@@ -70,8 +70,8 @@ impl BrowserSignIn {
         })
     }
 
-    /// The command that opens the URL, with its words (`"firefox --new-window"`); the URL is
-    /// added last. Default: `$BROWSER`, else the platform's opener.
+    /// The command that opens the URL, with its words (`"firefox --new-window"`; a word with
+    /// blanks in `'…'` or `"…"`, as in a shell, which never runs); the URL is added last. Default: `$BROWSER`, else the platform's opener.
     pub fn browser(mut self, command: impl Into<String>) -> Self {
         self.browser = Some(command.into());
         self
@@ -190,10 +190,8 @@ fn opener(command: Option<&str>, platform: Platform, url: &str) -> Option<Vec<St
     if !matches!(parsed.scheme(), "https" | "http") {
         return None;
     }
-    let mut argv: Vec<String> = match command.map(str::split_whitespace) {
-        Some(words) if command.is_some_and(|c| !c.trim().is_empty()) => {
-            words.map(str::to_owned).collect()
-        }
+    let mut argv: Vec<String> = match command.map(words) {
+        Some(words) if !words.is_empty() => words,
         _ => match platform {
             Platform::MacOs => vec!["open".into()],
             Platform::Windows => vec!["rundll32".into(), "url.dll,FileProtocolHandler".into()],
@@ -202,6 +200,49 @@ fn opener(command: Option<&str>, platform: Platform, url: &str) -> Option<Vec<St
     };
     argv.push(url.to_owned());
     Some(argv)
+}
+
+/// A command's words as a POSIX shell splits them, without running one: blanks separate words,
+/// `'…'` keeps everything inside, `"…"` keeps everything but a backslash before `"` or `\\`,
+/// and a backslash elsewhere keeps the next character (`'/opt/my browser/run' --new-window`).
+/// No variables, globs or other shell syntax; an unclosed quote ends at the end of the text.
+fn words(command: &str) -> Vec<String> {
+    let mut words = Vec::new();
+    let mut word: Option<String> = None;
+    let mut chars = command.chars();
+    while let Some(c) = chars.next() {
+        match c {
+            c if c.is_whitespace() => words.extend(word.take()),
+            '\'' => {
+                let w = word.get_or_insert_with(String::new);
+                w.extend(chars.by_ref().take_while(|&c| c != '\''));
+            }
+            '"' => {
+                let w = word.get_or_insert_with(String::new);
+                while let Some(c) = chars.next() {
+                    match c {
+                        '"' => break,
+                        '\\' => match chars.next() {
+                            Some(next @ ('"' | '\\')) => w.push(next),
+                            Some(next) => {
+                                w.push('\\');
+                                w.push(next);
+                            }
+                            None => w.push('\\'),
+                        },
+                        c => w.push(c),
+                    }
+                }
+            }
+            '\\' => {
+                let w = word.get_or_insert_with(String::new);
+                w.extend(chars.next());
+            }
+            c => word.get_or_insert_with(String::new).push(c),
+        }
+    }
+    words.extend(word);
+    words
 }
 
 /// Takes requests on `listener` until one reaches `/callback` with `state` (returned as the

@@ -45,6 +45,33 @@ fn a_browser_command_gets_the_url_last_and_a_blank_one_falls_back() {
 }
 
 #[test]
+fn a_browser_command_is_split_into_words_as_a_shell_would() {
+    assert_eq!(
+        opener(
+            Some("'/opt/my browser/run' --new-window"),
+            Platform::Unix,
+            URL
+        )
+        .unwrap(),
+        ["/opt/my browser/run", "--new-window", URL]
+    );
+    assert_eq!(
+        words(r#"python3 "C:\\Program Files\\b.py" a\ b "say \"hi\"" '' x"#),
+        [
+            "python3",
+            "C:\\Program Files\\b.py",
+            "a b",
+            "say \"hi\"",
+            "",
+            "x"
+        ]
+    );
+    assert_eq!(words("  spaced\tout  "), ["spaced", "out"]);
+    assert_eq!(words("'unclosed quote"), ["unclosed quote"]);
+    assert!(words("   ").is_empty());
+}
+
+#[test]
 fn only_web_urls_are_opened() {
     for url in [
         "file:///C:/Windows/System32/calc.exe",
