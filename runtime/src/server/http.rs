@@ -37,6 +37,7 @@ use super::Registry;
 use super::announce::{self, Listeners, Next, Subscription, Wants};
 use super::deferred::Waiters;
 use super::game::{Running, Server};
+use super::protected::ProtectedResource;
 use super::wire::{Era, Headers, Incoming, Outbound, Received, Rejected, Reply, error, receive};
 use crate::era;
 
@@ -46,6 +47,7 @@ pub struct ServerBuilder {
     port: u16,
     path: String,
     bearer_tokens: Vec<String>,
+    oauth: Option<ProtectedResource>,
     body_limit: usize,
     queue_capacity: usize,
     max_connections: usize,
@@ -63,6 +65,7 @@ impl Default for ServerBuilder {
             port: 7100,
             path: "/mcp".to_owned(),
             bearer_tokens: Vec::new(),
+            oauth: None,
             body_limit: 4 * 1024 * 1024,
             queue_capacity: 256,
             max_connections: 128,
@@ -107,6 +110,16 @@ impl ServerBuilder {
     /// the server has one client, whatever `Authorization` a request carries.
     pub fn bearer_token(mut self, token: impl Into<String>) -> Self {
         self.bearer_tokens.push(token.into());
+        self
+    }
+
+    /// Protects the endpoint with OAuth 2.1, as the MCP authorization spec asks of a server:
+    /// its protected resource metadata published, a request accepted when the resource's
+    /// check vouches for its bearer token, `401` with the challenge an MCP client signs in from
+    /// otherwise (see [`ProtectedResource`]). The subject the check names owns the tasks its
+    /// requests make. With [`bearer_token`](Self::bearer_token)s too, either is accepted.
+    pub fn oauth(mut self, resource: ProtectedResource) -> Self {
+        self.oauth = Some(resource);
         self
     }
 
@@ -199,6 +212,7 @@ impl ServerBuilder {
             listeners: listeners.clone(),
             waiters: registry.waiters.clone(),
             config: self,
+            port,
             jobs: jobs_tx,
             queued: queued.clone(),
             connections: Mutex::new(Connections::default()),
@@ -226,6 +240,8 @@ impl ServerBuilder {
 
 struct State {
     config: ServerBuilder,
+    /// The port listened on (the origin of the resource's URL where a request has no `Host`).
+    port: u16,
     /// The event types, whose streams (`events/stream`) this thread serves.
     events: Arc<super::events::Hub>,
     /// The streams that listen for changes.
@@ -584,14 +600,18 @@ fn header_text(headers: &HeaderMap, name: &str) -> Option<String> {
 /// queued for the game and its reply awaited.
 async fn handle(request: Request<IncomingBody>, state: &State, busy: Busy) -> Response<ReplyBody> {
     let config = &state.config;
+    if let Some(answer) = resource_metadata(&request, state) {
+        return answer;
+    }
     if let Some(refused) = at_the_door(&request, config) {
         return refused;
     }
     if request.method() == Method::GET {
         return get_stream(request.headers(), state, busy);
     }
-    let Ok(owner) = owner_of(config, request.headers()) else {
-        return unauthorized();
+    let owner = match owner_of(config, request.headers()) {
+        Ok(owner) => owner,
+        Err(refused) => return unauthorized(state, request.headers(), refused),
     };
     let headers = mcp_headers(request.headers());
     let streamable = accepts_events(request.headers());
@@ -837,36 +857,86 @@ async fn await_reply(
 }
 
 /// The owner of a request (see [`Owner`](super::owner::Owner)): the digest of the bearer
-/// token it carries when the server requires one, `None` when it requires none; `Err` when a
-/// token is required and `headers` carry none of them (answer [`unauthorized`]).
-fn owner_of(config: &ServerBuilder, headers: &HeaderMap) -> Result<super::owner::Owner, ()> {
-    if config.bearer_tokens.is_empty() {
+/// token it carries when the server requires one of its tokens, of the subject its OAuth
+/// token speaks for when the server is protected with OAuth, `None` when it requires neither;
+/// `Err` when a credential is required and `headers` carry none the server accepts (`true`
+/// when they carry a bearer token it refused; answer [`unauthorized`]).
+fn owner_of(config: &ServerBuilder, headers: &HeaderMap) -> Result<super::owner::Owner, bool> {
+    if config.bearer_tokens.is_empty() && config.oauth.is_none() {
         return Ok(None);
     }
-    let token = authorized(headers, &config.bearer_tokens).ok_or(())?;
-    Ok(super::owner::owner(Some(token.as_bytes())))
+    if let Some(token) = authorized(headers, &config.bearer_tokens) {
+        return Ok(super::owner::owner(Some(token.as_bytes())));
+    }
+    match &config.oauth {
+        // A subject's digest is not a static token's: "oauth" and a NUL before it.
+        Some(resource) => resource
+            .subject(headers)
+            .map(|subject| super::owner::owner(Some(format!("oauth\0{subject}").as_bytes()))),
+        None => Err(super::protected::bearer(headers).is_some()),
+    }
 }
 
-/// 401 with a challenge: a bearer token is required and the request carries none of them.
-fn unauthorized() -> Response<ReplyBody> {
-    let mut r = rejection(
-        StatusCode::UNAUTHORIZED,
-        -32600,
-        "missing or wrong bearer token",
-    );
-    r.headers_mut().insert(
-        header::WWW_AUTHENTICATE,
-        HeaderValue::from_static("Bearer realm=\"mcp\""),
-    );
+/// 401 with a challenge: a credential is required and the request carries none the server
+/// accepts (`refused`: it carries a bearer token that is not accepted). Under OAuth the
+/// challenge says where the protected resource metadata is.
+fn unauthorized(state: &State, headers: &HeaderMap, refused: bool) -> Response<ReplyBody> {
+    let message = if refused {
+        "the bearer token is not accepted"
+    } else {
+        "a bearer token is required"
+    };
+    let mut r = rejection(StatusCode::UNAUTHORIZED, -32600, message);
+    let challenge = match &state.config.oauth {
+        Some(resource) => resource.challenge(&origin(state, headers), &state.config.path, refused),
+        None => HeaderValue::from_static("Bearer realm=\"mcp\""),
+    };
+    r.headers_mut().insert(header::WWW_AUTHENTICATE, challenge);
     r
+}
+
+/// The server's origin as the request addressed it (`http://` and its loopback `Host`).
+fn origin(state: &State, headers: &HeaderMap) -> String {
+    match headers.get(header::HOST).and_then(|h| h.to_str().ok()) {
+        Some(host) if loopback_host(host) => format!("http://{host}"),
+        _ => format!("http://127.0.0.1:{}", state.port),
+    }
+}
+
+/// A `GET` of the protected resource metadata (RFC 9728) of a server protected with OAuth;
+/// `None` for any other request.
+fn resource_metadata(
+    request: &Request<IncomingBody>,
+    state: &State,
+) -> Option<Response<ReplyBody>> {
+    let resource = state.config.oauth.as_ref()?;
+    if request.method() != Method::GET
+        || !ProtectedResource::is_metadata_path(request.uri().path(), &state.config.path)
+    {
+        return None;
+    }
+    if let Some(host) = request.headers().get(header::HOST)
+        && !host.to_str().is_ok_and(loopback_host)
+    {
+        return Some(rejection(
+            StatusCode::FORBIDDEN,
+            -32600,
+            "Host is not a loopback address",
+        ));
+    }
+    let origin = origin(state, request.headers());
+    Some(response(
+        StatusCode::OK,
+        Some(resource.metadata(&origin, &state.config.path)),
+    ))
 }
 
 /// The legacy era's standalone GET stream: the session hears every change to the tools as
 /// `notifications/tools/list_changed`. A 2026-07-28 client has no GET stream (405: it listens
 /// with `subscriptions/listen`).
 fn get_stream(headers: &HeaderMap, state: &State, busy: Busy) -> Response<ReplyBody> {
-    if owner_of(&state.config, headers).is_err() {
-        return unauthorized();
+    if let Err(refused) = owner_of(&state.config, headers) {
+        return unauthorized(state, headers, refused);
     }
     let version = header_text(headers, era::header::PROTOCOL_VERSION);
     if version.as_deref().and_then(era::era_of) == Some(Era::Stateless) {
