@@ -608,6 +608,60 @@ fn python_sdk_client_lands_on_2026_07_28() {
     check_progress(&result, "python modern");
 }
 
+/// The Python SDK's OAuth client (`OAuthClientProvider`) signs in to our server protected with
+/// `ServerBuilder::oauth`: from the 401 challenge to the protected resource metadata, the
+/// authorization server (the OAuth demo's, written from the specs), registration, the sign-in
+/// page, the code with PKCE, and a call with the token; the token's subject is who it signed
+/// in as.
+#[test]
+fn python_sdk_oauth_client_signs_in_to_a_protected_server() {
+    let (port_tx, port_rx) = std::sync::mpsc::channel();
+    let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let stopping = stop.clone();
+    let frames = std::thread::spawn(move || {
+        let (mut server, auth) = oauth_demo::start(0, 0).expect("the demo starts");
+        port_tx
+            .send((server.port(), auth.issuer().to_owned()))
+            .unwrap();
+        let mut tavern = oauth_demo::Tavern::new();
+        while !stopping.load(std::sync::atomic::Ordering::Relaxed) {
+            server.poll_for(&mut tavern, oauth_demo::POLL_BUDGET);
+            std::thread::sleep(std::time::Duration::from_millis(5));
+        }
+        server.destroy();
+        drop(auth);
+    });
+    let (port, issuer) = port_rx.recv().unwrap();
+    let mut c = Command::new(interop().join(".venv/bin/python"));
+    c.arg(interop().join("py_oauth_client.py"))
+        .arg(format!("http://127.0.0.1:{port}/mcp"));
+    let out = run(c, "Python mcp OAuth client");
+    stop.store(true, std::sync::atomic::Ordering::Relaxed);
+    frames.join().unwrap();
+    let result: Value = serde_json::from_str(out.trim()).expect("one JSON line");
+    let opened = result["opened"].as_array().expect("the pages opened");
+    assert_eq!(opened.len(), 1, "{result}");
+    let page = opened[0].as_str().unwrap();
+    assert!(
+        page.starts_with(&format!("{issuer}/authorize?")),
+        "{result}"
+    );
+    assert!(
+        page.contains(&format!("resource=http%3A%2F%2F127.0.0.1%3A{port}%2Fmcp")),
+        "the resource from our metadata: {result}"
+    );
+    assert!(
+        page.contains("scope=dice"),
+        "the scope from our challenge: {result}"
+    );
+    assert_eq!(result["tools"], serde_json::json!(["roll", "tavern_stats"]));
+    assert_eq!(result["isError"], false, "{result}");
+    let rolls = result["rolled"]["rolls"].as_array().expect("four dice");
+    assert_eq!(rolls.len(), 4, "{result}");
+    let total: u64 = rolls.iter().map(|r| r.as_u64().unwrap()).sum();
+    assert_eq!(result["rolled"]["total"], total, "{result}");
+}
+
 /// The client's prompts, resources and completion: against the official server-everything
 /// over stdio, in both eras (its prompts with and without arguments, a resource template it
 /// fills, completion of a prompt argument), and against the fixture host over HTTP in both eras

@@ -314,9 +314,9 @@ mod oauth_line_8 {
     }
 }
 
-/// book/src/oauth.md line 66: `fn()`.
+/// book/src/oauth.md line 94: `fn()`.
 #[allow(unused, unreachable_code, unnameable_test_items, clippy::all)]
-mod oauth_line_66 {
+mod oauth_line_94 {
     use super::support::*;
 
     pub(super) async fn snippet() -> Result<(), Box<dyn std::error::Error>> {
@@ -347,9 +347,9 @@ mod oauth_line_66 {
     }
 }
 
-/// book/src/oauth.md line 111: `fn()`.
+/// book/src/oauth.md line 139: `fn()`.
 #[allow(unused, unreachable_code, unnameable_test_items, clippy::all)]
-mod oauth_line_111 {
+mod oauth_line_139 {
     use super::support::*;
 
     pub(super) async fn snippet() -> Result<(), Box<dyn std::error::Error>> {
@@ -414,9 +414,34 @@ mod server_line_4 {
     }
 }
 
-/// book/src/server.md line 163: `fn(client: Client<HttpClient>, http: HttpClient) use mcp_bindgen::HttpClient; use mcp_bindings::tecs::{Client, types};`.
+/// book/src/server.md line 105: `fn()`.
 #[allow(unused, unreachable_code, unnameable_test_items, clippy::all)]
-mod server_line_163 {
+mod server_line_105 {
+    use super::support::*;
+
+    pub(super) async fn snippet() -> Result<(), Box<dyn std::error::Error>> {
+        use std::collections::HashMap;
+
+        use mcp_bindgen::server::{ProtectedResource, Registry, ServerBuilder};
+
+        // Who each token speaks for. A real check verifies a JWT's signature, audience and expiry,
+        // or looks the token up where the authorization server keeps it.
+        let issued = HashMap::from([("a-token".to_owned(), "player-1".to_owned())]);
+        let protect = ProtectedResource::new("https://auth.example.com", move |token: &str| {
+            issued.get(token).cloned()
+        })
+        .scope("game");
+        let server = ServerBuilder::new()
+            .port(0)
+            .oauth(protect)
+            .listen(Registry::<()>::new("my-game", "1.0.0"))?;
+        Ok(())
+    }
+}
+
+/// book/src/server.md line 199: `fn(client: Client<HttpClient>, http: HttpClient) use mcp_bindgen::HttpClient; use mcp_bindings::tecs::{Client, types};`.
+#[allow(unused, unreachable_code, unnameable_test_items, clippy::all)]
+mod server_line_199 {
     use super::support::*;
     use mcp_bindgen::HttpClient;
     use mcp_bindings::tecs::{Client, types};
