@@ -25,11 +25,15 @@ struct Demo {
 
 impl Demo {
     fn start() -> Demo {
+        Demo::start_on(0, 0)
+    }
+
+    fn start_on(port: u16, auth_port: u16) -> Demo {
         let stop = Arc::new(AtomicBool::new(false));
         let (started, ready) = std::sync::mpsc::channel();
         let stopping = stop.clone();
         let frames = std::thread::spawn(move || {
-            let (mut server, auth) = start(0, 0).expect("the demo starts");
+            let (mut server, auth) = start(port, auth_port).expect("the demo starts");
             started.send((server.port(), auth)).unwrap();
             let mut tavern = Tavern::new();
             while !stopping.load(Ordering::Relaxed) {
@@ -173,6 +177,35 @@ fn signs_in_through_the_browser_then_from_stored_tokens_then_by_refresh() {
         let mode = entry.unwrap().metadata().unwrap().permissions().mode();
         assert_eq!(mode & 0o077, 0, "a token file others can read: {mode:o}");
     }
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// The demo stopped and started again on the same ports has forgotten every client and token:
+/// the client's stored tokens and registration are refused (the refresh answered
+/// `invalid_client`), so it registers anew and the person signs in again, rather than being
+/// sent to a page that refuses an unknown client.
+#[test]
+fn a_restarted_authorization_server_is_signed_in_to_again() {
+    let demo = Demo::start();
+    let (port, auth_port) = (demo.port, demo.auth_port());
+    let dir = scratch("restart");
+    let (tokens, log) = (dir.join("tokens"), dir.join("browser.log"));
+    assert_rolled(&sign_in(&demo, &tokens, &log, "allow", "1d6"), 1, 6);
+    drop(demo);
+    let demo = Demo::start_on(port, auth_port);
+    assert_rolled(&sign_in(&demo, &tokens, &log, "allow", "1d6"), 1, 6);
+    let opened = lines(&log);
+    assert_eq!(opened.len(), 2, "signed in again: {opened:?}");
+    let client = |url: &str| {
+        url.split("client_id=")
+            .nth(1)
+            .unwrap()
+            .split('&')
+            .next()
+            .unwrap()
+            .to_owned()
+    };
+    assert_ne!(client(&opened[0]), client(&opened[1]), "registered anew");
     std::fs::remove_dir_all(&dir).unwrap();
 }
 

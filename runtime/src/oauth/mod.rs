@@ -523,6 +523,10 @@ pub(crate) struct Auth {
     dpop_key: std::sync::Mutex<Option<Arc<DpopKey>>>,
     /// The last `DPoP-Nonce` of the authorization server, and of the MCP server.
     as_nonce: std::sync::Mutex<Option<String>>,
+    /// A registered client the authorization server no longer knows (it answered a token
+    /// request with `invalid_client`: it restarted, or the registration expired): the next
+    /// authorization registers anew rather than sending a person to a page that refuses it.
+    refused_client: std::sync::Mutex<Option<String>>,
     rs_nonce: RwLock<Option<Arc<str>>>,
     presigned: dpop::Presigned,
 }
@@ -579,6 +583,7 @@ impl Auth {
             }),
             dpop_key: std::sync::Mutex::new(dpop_key),
             as_nonce: std::sync::Mutex::new(None),
+            refused_client: std::sync::Mutex::new(None),
             rs_nonce: RwLock::new(None),
             presigned: dpop::Presigned::default(),
         };
@@ -1281,10 +1286,12 @@ impl Auth {
                 token_endpoint_auth_method: Some("none".to_owned()),
             });
         }
-        if let Some(client) = flow.client.clone() {
+        let refused = crate::client::lock(&self.refused_client).clone();
+        let known = |client: &ClientRegistration| Some(&client.client_id) != refused.as_ref();
+        if let Some(client) = flow.client.clone().filter(known) {
             return Ok(client);
         }
-        if let Some(client) = self.config.store.client(&server.issuer)? {
+        if let Some(client) = self.config.store.client(&server.issuer)?.filter(known) {
             flow.client = Some(client.clone());
             return Ok(client);
         }
@@ -1606,6 +1613,15 @@ impl Auth {
             break (status, text);
         };
         if !status.is_success() {
+            // A registration the server forgot is not used again (a pre-registered client and
+            // a metadata document URL cannot be registered anew: they stay).
+            if let Some(client) = client
+                && self.pre_registered().is_none()
+                && serde_json::from_str::<Value>(&text)
+                    .is_ok_and(|v| v["error"] == "invalid_client")
+            {
+                *crate::client::lock(&self.refused_client) = Some(client.client_id.clone());
+            }
             return Err(server_refusal(
                 &format!("{step} request"),
                 endpoint,

@@ -314,9 +314,9 @@ mod oauth_line_8 {
     }
 }
 
-/// book/src/oauth.md line 94: `fn()`.
+/// book/src/oauth.md line 96: `fn()`.
 #[allow(unused, unreachable_code, unnameable_test_items, clippy::all)]
-mod oauth_line_94 {
+mod oauth_line_96 {
     use super::support::*;
 
     pub(super) async fn snippet() -> Result<(), Box<dyn std::error::Error>> {
@@ -347,9 +347,9 @@ mod oauth_line_94 {
     }
 }
 
-/// book/src/oauth.md line 139: `fn()`.
+/// book/src/oauth.md line 141: `fn()`.
 #[allow(unused, unreachable_code, unnameable_test_items, clippy::all)]
-mod oauth_line_139 {
+mod oauth_line_141 {
     use super::support::*;
 
     pub(super) async fn snippet() -> Result<(), Box<dyn std::error::Error>> {
