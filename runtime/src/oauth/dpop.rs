@@ -126,31 +126,40 @@ impl DpopKey {
         self.rng
             .fill(&mut jti)
             .map_err(|_| key_error("the system's random source failed"))?;
-        let mut claims = json!({
-            "jti": URL_SAFE_NO_PAD.encode(jti),
-            "htm": method,
-            "htu": htu(url),
-            "iat": now(),
-        });
+        // The claims written as text (no JSON tree to build): the method, URL and nonce are
+        // escaped as JSON strings; the rest is base64url and digits.
+        let text = |value: &str| {
+            serde_json::to_string(value).map_err(|_| key_error("a claim is not JSON text"))
+        };
+        let mut claims = String::with_capacity(256);
+        claims.push_str(r#"{"jti":""#);
+        URL_SAFE_NO_PAD.encode_string(jti, &mut claims);
+        claims.push_str(r#"","htm":"#);
+        claims.push_str(&text(method)?);
+        claims.push_str(r#","htu":"#);
+        claims.push_str(&text(&htu(url))?);
+        claims.push_str(&format!(r#","iat":{}"#, now()));
         if let Some(token) = access_token {
-            claims["ath"] = sha256(token).into();
+            claims.push_str(r#","ath":""#);
+            claims.push_str(&sha256(token));
+            claims.push('"');
         }
         if let Some(nonce) = nonce {
-            claims["nonce"] = nonce.into();
+            claims.push_str(r#","nonce":"#);
+            claims.push_str(&text(nonce)?);
         }
-        let input = format!(
-            "{}.{}",
-            self.header,
-            URL_SAFE_NO_PAD.encode(claims.to_string())
-        );
+        claims.push('}');
+        let mut proof = String::with_capacity(self.header.len() + claims.len() * 4 / 3 + 100);
+        proof.push_str(&self.header);
+        proof.push('.');
+        URL_SAFE_NO_PAD.encode_string(claims, &mut proof);
         let signature = self
             .pair
-            .sign(&self.rng, input.as_bytes())
+            .sign(&self.rng, proof.as_bytes())
             .map_err(|_| key_error("signing the proof failed"))?;
-        Ok(format!(
-            "{input}.{}",
-            URL_SAFE_NO_PAD.encode(signature.as_ref())
-        ))
+        proof.push('.');
+        URL_SAFE_NO_PAD.encode_string(signature.as_ref(), &mut proof);
+        Ok(proof)
     }
 }
 
@@ -268,6 +277,12 @@ mod tests {
         let again = decode(again.expect("proof").split('.').nth(1).expect("claims"));
         assert_ne!(again["jti"], claims["jti"], "a new jti for every proof");
         assert!(again.get("ath").is_none() && again.get("nonce").is_none());
+        // What a server sends is escaped, not spliced into the JSON.
+        let odd = key.proof("GET", "https://mcp.example/a", None, Some("n\"},\"x\":\"1"));
+        let odd = decode(odd.expect("proof").split('.').nth(1).expect("claims"));
+        assert_eq!(odd["nonce"], "n\"},\"x\":\"1");
+        assert!(odd.get("x").is_none());
+        assert!(odd["iat"].as_u64().is_some_and(|iat| iat + 60 > now()));
     }
 
     #[test]
