@@ -389,16 +389,19 @@ fn the_authorization_server_refuses_what_it_must() {
         .and_then(|rest| rest.split('"').next())
         .unwrap()
         .to_owned();
-    let (status, headers, _) = http(
-        port,
-        &post(
-            "/authorize",
-            &host,
-            "",
-            form,
-            &format!("request={request}&decision=allow&name=Ann"),
-        ),
-    );
+    let approve = || {
+        http(
+            port,
+            &post(
+                "/authorize",
+                &host,
+                "",
+                form,
+                &format!("request={request}&decision=allow&name=Ann"),
+            ),
+        )
+    };
+    let (status, headers, _) = approve();
     assert_eq!(status, 302);
     let location = header(&headers, "location").to_owned();
     assert!(
@@ -414,16 +417,7 @@ fn the_authorization_server_refuses_what_it_must() {
         .unwrap()
         .to_owned();
     // The page's request is answered once.
-    let (status, _, _) = http(
-        port,
-        &post(
-            "/authorize",
-            &host,
-            "",
-            form,
-            &format!("request={request}&decision=allow&name=Ann"),
-        ),
-    );
+    let (status, _, _) = approve();
     assert_eq!(status, 400);
 
     let token = |verifier: &str| {

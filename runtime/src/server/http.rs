@@ -678,14 +678,8 @@ fn at_the_door(
         ));
     }
     // DNS rebinding: a page on another site reaching 127.0.0.1 carries its own Host/Origin.
-    if let Some(host) = request.headers().get(header::HOST)
-        && !host.to_str().is_ok_and(loopback_host)
-    {
-        return Some(rejection(
-            StatusCode::FORBIDDEN,
-            -32600,
-            "Host is not a loopback address",
-        ));
+    if let Some(refused) = foreign_host(request) {
+        return Some(refused);
     }
     if let Some(origin) = request.headers().get(header::ORIGIN) {
         let allowed = origin
@@ -711,6 +705,19 @@ fn at_the_door(
         return Some(r);
     }
     None
+}
+
+/// 403 for a request whose `Host` is not this machine (a page on another site that reached
+/// 127.0.0.1 by DNS rebinding).
+fn foreign_host(request: &Request<IncomingBody>) -> Option<Response<ReplyBody>> {
+    let host = request.headers().get(header::HOST)?;
+    (!host.to_str().is_ok_and(loopback_host)).then(|| {
+        rejection(
+            StatusCode::FORBIDDEN,
+            -32600,
+            "Host is not a loopback address",
+        )
+    })
 }
 
 /// The `MCP-Protocol-Version`, `Mcp-Method`, `Mcp-Name` and `Mcp-Param-*` headers, for the
@@ -915,14 +922,8 @@ fn resource_metadata(
     {
         return None;
     }
-    if let Some(host) = request.headers().get(header::HOST)
-        && !host.to_str().is_ok_and(loopback_host)
-    {
-        return Some(rejection(
-            StatusCode::FORBIDDEN,
-            -32600,
-            "Host is not a loopback address",
-        ));
+    if let Some(refused) = foreign_host(request) {
+        return Some(refused);
     }
     let origin = origin(state, request.headers());
     Some(response(
