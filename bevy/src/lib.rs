@@ -74,7 +74,8 @@ use bevy_ecs::resource::Resource;
 use bevy_ecs::schedule::ScheduleLabel;
 use bevy_ecs::world::{Mut, World};
 use mcp_bindgen::server::{
-    CallHandler, Handler, PollStats, Registrar, Registry, Server, ServerBuilder, ToolDefinition,
+    CallHandler, Handler, PollStats, ProtectedResource, Registrar, Registry, Server, ServerBuilder,
+    ToolDefinition,
 };
 
 mod app_tools;
@@ -117,6 +118,7 @@ pub struct McpPlugin {
     port: u16,
     path: String,
     bearer_tokens: Vec<String>,
+    oauth: Option<ProtectedResource>,
     frame_budget: Duration,
     schedule: Interned<dyn ScheduleLabel>,
     read_only: bool,
@@ -137,6 +139,7 @@ impl Default for McpPlugin {
             port: 7100,
             path: "/mcp".to_owned(),
             bearer_tokens: Vec::new(),
+            oauth: None,
             frame_budget: Duration::from_millis(1),
             schedule: Last.intern(),
             read_only: false,
@@ -180,6 +183,14 @@ impl McpPlugin {
     /// `ServerBuilder::bearer_token`).
     pub fn bearer_token(mut self, token: impl Into<String>) -> Self {
         self.bearer_tokens.push(token.into());
+        self
+    }
+
+    /// Protects the endpoint with OAuth 2.1: the server publishes its protected resource
+    /// metadata and accepts a request whose bearer token the resource's check vouches for
+    /// (see `ServerBuilder::oauth` and [`ProtectedResource`]).
+    pub fn oauth(mut self, resource: ProtectedResource) -> Self {
+        self.oauth = Some(resource);
         self
     }
 
@@ -501,6 +512,9 @@ fn start(world: &mut World) {
         .path(config.path.clone());
     for token in &config.bearer_tokens {
         builder = builder.bearer_token(token.clone());
+    }
+    if let Some(resource) = &config.oauth {
+        builder = builder.oauth(resource.clone());
     }
     let tools = McpTools {
         registrar: registry.registrar(),

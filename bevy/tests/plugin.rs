@@ -414,6 +414,44 @@ async fn path_and_bearer_token_are_the_server_settings() {
     assert_eq!(read.expect("reads"), json!({"score": 0}));
 }
 
+/// Behind OAuth: a request without a token is refused with the challenge that names the
+/// protected resource metadata; a token the check accepts is served.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn oauth_protects_the_endpoint() {
+    let protect =
+        mcp_bindgen::server::ProtectedResource::new("http://127.0.0.1:9", |token: &str| {
+            (token == "issued").then(|| "player-1".to_owned())
+        })
+        .scope("game");
+    let app = Running::start(McpPlugin::default().oauth(protect));
+    match HttpClient::connect(&app.url).await {
+        Err(Error::Auth {
+            status: Some(401),
+            www_authenticate: Some(challenge),
+            ..
+        }) => {
+            assert!(
+                challenge.contains("/.well-known/oauth-protected-resource/mcp")
+                    && challenge.contains("scope=\"game\""),
+                "{challenge}"
+            );
+        }
+        other => panic!("connected without a token: {other:?}"),
+    }
+    let refused = HttpClient::builder(&app.url)
+        .bearer_token("forged")
+        .connect()
+        .await;
+    assert!(refused.is_err(), "connected with a token the check refuses");
+    let client = HttpClient::builder(&app.url)
+        .bearer_token("issued")
+        .connect()
+        .await
+        .expect("connects with an issued token");
+    let read = call(&client, "read_score", json!({})).await;
+    assert_eq!(read.expect("reads"), json!({"score": 0}));
+}
+
 #[test]
 fn a_busy_port_is_reported_and_the_app_runs_on() {
     let taken = std::net::TcpListener::bind("127.0.0.1:0").expect("binds");
