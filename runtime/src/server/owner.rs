@@ -2,7 +2,8 @@
 
 /// Whom a task (and a sealed request state, and a listen stream's task notes) belongs to: a
 /// digest of the credential the server checked (`Authorization: Bearer`, one of its
-/// [`bearer_token`](super::ServerBuilder::bearer_token)s); `None` where the server checks none
+/// [`bearer_token`](super::ServerBuilder::bearer_token)s, or the subject an OAuth token speaks
+/// for, [`oauth`](super::ServerBuilder::oauth)); `None` where the server checks none
 /// (stdio, a loopback server without tokens), whose one client is the only owner: a header the
 /// server does not check is no identity, and varying it must not make a new owner. Not the
 /// legacy session id: a client that reconnects (a new session) finds its tasks again.
