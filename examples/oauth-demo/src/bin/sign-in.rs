@@ -1,6 +1,7 @@
 //! `sign-in [--url URL] [--tokens DIR] [--dice NdS] [--wait SECS]`: signs in to the dice tavern
-//! through the browser (the first time; later runs use the tokens kept in DIR, refreshed when
-//! they expire), rolls the dice, and prints what came up. The person has SECS (default 300) to
+//! through the browser (the first time; later runs use the tokens kept in DIR, default
+//! `$XDG_CONFIG_HOME/mcp-bindgen-oauth-demo` else `~/.config/mcp-bindgen-oauth-demo`, refreshed
+//! when they expire), rolls the dice, and prints what came up. The person has SECS (default 300) to
 //! answer the sign-in page.
 
 use std::process::ExitCode;
@@ -11,7 +12,14 @@ use oauth_demo::Rolled;
 
 fn main() -> ExitCode {
     let mut url = "http://127.0.0.1:7300/mcp".to_owned();
-    let mut tokens = std::env::temp_dir().join("mcp-bindgen-oauth-demo");
+    // The user's own configuration folder, as `mcp-bindgen capture --oauth` keeps its tokens
+    // (not the shared temporary folder, where another user could have made the folder first).
+    let mut tokens = std::env::var_os("XDG_CONFIG_HOME")
+        .map(std::path::PathBuf::from)
+        .or_else(|| {
+            std::env::var_os("HOME").map(|home| std::path::Path::new(&home).join(".config"))
+        })
+        .map(|config| config.join("mcp-bindgen-oauth-demo"));
     let mut dice = "2d6".to_owned();
     let mut wait = std::time::Duration::from_secs(300);
     let mut args = std::env::args().skip(1);
@@ -21,7 +29,7 @@ fn main() -> ExitCode {
         };
         match arg.as_str() {
             "--url" => url = value,
-            "--tokens" => tokens = value.into(),
+            "--tokens" => tokens = Some(value.into()),
             "--dice" => dice = value,
             "--wait" => match value.parse() {
                 Ok(secs) => wait = std::time::Duration::from_secs(secs),
@@ -30,6 +38,10 @@ fn main() -> ExitCode {
             _ => return usage(),
         }
     }
+    let Some(tokens) = tokens else {
+        eprintln!("error: neither XDG_CONFIG_HOME nor HOME is set: give --tokens DIR");
+        return ExitCode::from(2);
+    };
     match pollster::block_on(roll(&url, tokens, &dice, wait)) {
         Ok(rolled) => {
             println!("{}: {:?} = {}", rolled.dice, rolled.rolls, rolled.total);
