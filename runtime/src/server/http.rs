@@ -1080,12 +1080,7 @@ fn loopback_origin(origin: &str) -> bool {
 /// The token of `tokens` that `headers` carry as `Authorization: Bearer`, each compared in
 /// constant time (every token is compared, whichever matches).
 fn authorized<'a>(headers: &HeaderMap, tokens: &'a [String]) -> Option<&'a str> {
-    let value = headers
-        .get(header::AUTHORIZATION)
-        .and_then(|v| v.to_str().ok())?;
-    let given = value
-        .strip_prefix("Bearer ")
-        .or_else(|| value.strip_prefix("bearer "))?;
+    let given = super::protected::bearer(headers)?;
     let same = |token: &str| {
         let (a, b) = (given.as_bytes(), token.as_bytes());
         a.len() == b.len() && a.iter().zip(b).fold(0u8, |acc, (x, y)| acc | (x ^ y)) == 0

@@ -144,7 +144,8 @@ impl ProtectedResource {
 /// Where RFC 9728 publishes the metadata (the endpoint's path follows).
 const WELL_KNOWN: &str = "/.well-known/oauth-protected-resource";
 
-/// The token an `Authorization: Bearer` header carries.
+/// The token an `Authorization: Bearer` header carries (the scheme in any case, RFC 7235), for
+/// the OAuth check and for the server's static bearer tokens alike.
 pub(super) fn bearer(headers: &HeaderMap) -> Option<&str> {
     let value = headers
         .get(header::AUTHORIZATION)

@@ -55,6 +55,12 @@ fn metadata_names_the_resource_and_its_servers() {
 }
 
 #[test]
+fn a_scope_that_is_no_header_text_leaves_the_bare_challenge() {
+    let r = ProtectedResource::new("http://127.0.0.1:9/", |_| None).scope("a\u{1}b");
+    assert_eq!(r.challenge("http://127.0.0.1:7100", "/mcp", true), "Bearer");
+}
+
+#[test]
 fn challenges() {
     let r = resource();
     assert_eq!(
