@@ -722,3 +722,36 @@ fn redirect(
         .body(Full::new(Bytes::new()))
         .unwrap_or_default()
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_full_store_pushes_out_what_expires_first_and_drops_what_expired() {
+        let mut store = Bounded::default();
+        store.insert("first".to_owned(), 0, Duration::from_secs(5));
+        for i in 1..CAPACITY {
+            store.insert(format!("k{i}"), i, Duration::from_secs(60));
+        }
+        assert_eq!(store.entries.len(), CAPACITY);
+        store.insert("one more".to_owned(), CAPACITY, Duration::from_secs(60));
+        assert_eq!(store.entries.len(), CAPACITY);
+        assert!(
+            store.get("first").is_none(),
+            "the one that expires first went"
+        );
+        assert_eq!(store.get("one more"), Some(&CAPACITY));
+        // Full again: `k1` expires first now, and an entry that expired is never handed out.
+        store.insert("gone".to_owned(), 0, Duration::ZERO);
+        assert!(store.get("k1").is_none());
+        assert!(store.get("gone").is_none());
+        // Full once more: the expired entry is dropped, no live one is pushed out.
+        store.insert("last".to_owned(), 0, Duration::from_secs(60));
+        assert!(!store.entries.contains_key("gone"));
+        assert_eq!(store.entries.len(), CAPACITY);
+        assert_eq!(store.get("k2"), Some(&2));
+        assert_eq!(store.take("k2"), Some(2));
+        assert!(store.take("k2").is_none(), "taken once");
+    }
+}

@@ -355,7 +355,7 @@ fn the_authorization_server_refuses_what_it_must() {
         use base64::Engine as _;
         base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(digest)
     };
-    let authorize = |redirect_uri: &str| {
+    let authorize_for = |redirect_uri: &str, resource: &str| {
         let query: String = form_urlencoded::Serializer::new(String::new())
             .append_pair("response_type", "code")
             .append_pair("client_id", &client_id)
@@ -363,7 +363,7 @@ fn the_authorization_server_refuses_what_it_must() {
             .append_pair("code_challenge", &challenge)
             .append_pair("code_challenge_method", "S256")
             .append_pair("state", "s1")
-            .append_pair("resource", &format!("http://localhost:{}/mcp", demo.port))
+            .append_pair("resource", resource)
             .finish();
         http(
             port,
@@ -372,6 +372,16 @@ fn the_authorization_server_refuses_what_it_must() {
             ),
         )
     };
+    let game = format!("http://localhost:{}/mcp", demo.port);
+    let authorize = |redirect_uri: &str| authorize_for(redirect_uri, &game);
+    // Tokens for another resource are refused, by the redirect (RFC 8707).
+    let (status, headers, _) = authorize_for(redirect, "http://127.0.0.1:1/elsewhere");
+    assert_eq!(status, 302);
+    let location = header(&headers, "location");
+    assert!(
+        location.starts_with(&format!("{redirect}?error=invalid_target")),
+        "{location}"
+    );
     // A redirect URI the client did not register is never redirected to.
     let (status, headers, _) = authorize("http://127.0.0.1:10/other");
     assert_eq!(status, 400);
