@@ -79,7 +79,9 @@ impl ProtectedResource {
     }
 
     /// A scope the server knows: listed in the metadata's `scopes_supported` and in the
-    /// challenge's `scope`, which a client asks for when it signs in.
+    /// challenge's `scope`, which a client asks for when it signs in. A scope is an RFC 6749
+    /// scope token (visible ASCII but `"` and `\`, no blank); one that is not is left out of
+    /// the challenge, where it could not be quoted, and stays in the metadata.
     pub fn scope(mut self, scope: impl Into<String>) -> Self {
         self.scopes.push(scope.into());
         self
@@ -127,8 +129,18 @@ impl ProtectedResource {
     /// refused.
     pub(super) fn challenge(&self, origin: &str, endpoint: &str, refused: bool) -> HeaderValue {
         let mut value = format!("Bearer resource_metadata=\"{origin}{WELL_KNOWN}{endpoint}\"");
-        if !self.scopes.is_empty() {
-            value.push_str(&format!(", scope=\"{}\"", self.scopes.join(" ")));
+        let tokens: Vec<&str> = self
+            .scopes
+            .iter()
+            .map(String::as_str)
+            .filter(|s| {
+                !s.is_empty()
+                    && s.bytes()
+                        .all(|b| b.is_ascii_graphic() && b != b'"' && b != b'\\')
+            })
+            .collect();
+        if !tokens.is_empty() {
+            value.push_str(&format!(", scope=\"{}\"", tokens.join(" ")));
         }
         if refused {
             value.push_str(

@@ -55,9 +55,16 @@ fn metadata_names_the_resource_and_its_servers() {
 }
 
 #[test]
-fn a_scope_that_is_no_header_text_leaves_the_bare_challenge() {
-    let r = ProtectedResource::new("http://127.0.0.1:9/", |_| None).scope("a\u{1}b");
-    assert_eq!(r.challenge("http://127.0.0.1:7100", "/mcp", true), "Bearer");
+fn a_scope_that_is_no_scope_token_stays_out_of_the_challenge() {
+    let r = ProtectedResource::new("http://127.0.0.1:9/", |_| None)
+        .scope("a\u{1}b")
+        .scope("say \"hi\"")
+        .scope("game");
+    assert_eq!(
+        r.challenge("http://127.0.0.1:7100", "/mcp", false),
+        "Bearer resource_metadata=\"http://127.0.0.1:7100/.well-known/oauth-protected-resource/mcp\", \
+         scope=\"game\""
+    );
 }
 
 #[test]
