@@ -322,29 +322,19 @@ fn the_authorization_server_refuses_what_it_must() {
     let form = "application/x-www-form-urlencoded";
     let redirect = "http://127.0.0.1:9/callback";
 
+    let register = |metadata: &str| {
+        http(
+            port,
+            &post("/register", &host, "", "application/json", metadata),
+        )
+    };
     // Registration: loopback redirect URIs only.
-    let (status, _, body) = http(
-        port,
-        &post(
-            "/register",
-            &host,
-            "",
-            "application/json",
-            r#"{"redirect_uris":["https://elsewhere.example/cb"]}"#,
-        ),
-    );
+    let (status, _, body) = register(r#"{"redirect_uris":["https://elsewhere.example/cb"]}"#);
     assert_eq!(status, 400, "{body}");
     assert!(body.contains("invalid_redirect_uri"), "{body}");
-    let (status, _, body) = http(
-        port,
-        &post(
-            "/register",
-            &host,
-            "",
-            "application/json",
-            &format!(r#"{{"redirect_uris":["{redirect}"],"client_name":"<script>"}}"#),
-        ),
-    );
+    let (status, _, body) = register(&format!(
+        r#"{{"redirect_uris":["{redirect}"],"client_name":"<script>"}}"#
+    ));
     assert_eq!(status, 201, "{body}");
     let client: serde_json::Value = serde_json::from_str(&body).unwrap();
     let client_id = client["client_id"].as_str().unwrap().to_owned();
